@@ -1,0 +1,141 @@
+// ProblemSpec: one problem of the catalog, parsed from its `problem.toml`.
+//
+// The file format (TOML; every key below is required unless marked optional):
+//
+//   name = "level1/19_ReLU"          # must equal the directory path under problems/
+//   level = 1
+//   title = "ReLU"
+//   description = """..."""          # the text an LLM is prompted with
+//   sizes = ["M", "N"]
+//   test_shapes  = [ { M = 1, N = 1 }, { M = 3, N = 37 } ]   # every size named, values >= 1
+//   bench_shapes = [ { M = 4096, N = 393216 } ]
+//   example = "solution.cu"          # optional: a correct submission (a .cu with a plan block)
+//
+//   [[tensor]]                       # one table per tensor, in kernel-argument order
+//   name = "X"
+//   dtype = "f32"
+//   shape = ["M", "N"]               # expressions over sizes
+//   role = "in"                      # "in" or "out"
+//   init = { dist = "normal", mean = 0.0, std = 1.0 }   # inputs only; or
+//          { dist = "uniform", low = -1.0, high = 1.0 }
+//
+//   [[scalar]]                       # optional: fixed scalar arguments, usable in plans
+//   name = "negative_slope"
+//   dtype = "f32"
+//   value = 0.01
+//
+//   [reference]
+//   source = "reference.cu"          # trusted reference, relative to the problem directory
+//   plan = """relu_ref<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"""
+//
+//   [tolerance]
+//   atol = 1e-5
+//   rtol = 1e-5
+//   rel_l2 = 1e-4                    # bound on ||out - ref|| / ||ref||
+//
+//   [cost]
+//   flops = "M * N"                  # expressions over sizes
+//   bytes = "8 * M * N"              # minimum bytes moved
+//
+//   [[baseline]]                     # optional: library baselines besides the reference
+//   name = "cublas"
+//   kind = "cublas_gemm"             # the runner's registry of library baselines
+//   params = { a = "A", b = "B", c = "C", m = "N", n = "N", k = "N" }
+//
+// Contract: ParseProblemSpec validates everything it can without a GPU: names unique and
+// C identifiers, every expression parses and uses only declared sizes, every shape names every
+// size, the reference plan parses and refers only to tensors, scalars, sizes and its own
+// scratch. Errors are InvalidArgumentError naming the file (`origin`) and the key at fault.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/dtype.h"
+#include "common/expression.h"
+#include "common/launch_plan.h"
+
+namespace kjudge {
+
+enum class TensorRole { kIn, kOut };
+
+struct InitSpec {
+  enum class Dist { kNormal, kUniform } dist = Dist::kNormal;
+  double a = 0.0;  // mean, or low
+  double b = 1.0;  // std, or high
+};
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<Expr> shape;
+  TensorRole role = TensorRole::kIn;
+  InitSpec init;
+};
+
+struct ScalarSpec {
+  std::string name;
+  DType dtype = DType::kF32;
+  Value value;
+};
+
+// One assignment of every size, e.g. {M: 3, N: 37}.
+struct Shape {
+  std::map<std::string, int64_t> sizes;
+  std::string Label() const;  // "M=3,N=37" in the order of ProblemSpec::sizes
+  std::vector<std::string> order;
+};
+
+struct Tolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+  double rel_l2 = 0.0;
+};
+
+struct CostModel {
+  Expr flops;
+  Expr bytes;
+};
+
+struct LibraryBaselineSpec {
+  std::string name;
+  std::string kind;
+  std::map<std::string, std::string> params;
+};
+
+struct ProblemSpec {
+  std::string name;
+  int level = 1;
+  std::string title;
+  std::string description;
+  std::vector<std::string> sizes;
+  std::vector<Shape> test_shapes;
+  std::vector<Shape> bench_shapes;
+  std::vector<TensorSpec> tensors;
+  std::vector<ScalarSpec> scalars;
+  std::string reference_source_file;
+  LaunchPlan reference_plan;
+  Tolerance tolerance;
+  CostModel cost;
+  std::vector<LibraryBaselineSpec> baselines;
+  std::string example_file;  // "" when none
+
+  // Sizes of `shape` plus every scalar: what plan and shape expressions are evaluated against.
+  Bindings BindingsFor(const Shape& shape) const;
+  // Element count of a tensor at a shape.
+  absl::StatusOr<int64_t> ElementCount(const TensorSpec& tensor, const Shape& shape) const;
+  const TensorSpec* FindTensor(std::string_view name) const;
+};
+
+absl::StatusOr<ProblemSpec> ParseProblemSpec(std::string_view toml_text, std::string_view origin);
+
+// Checks that a (submitted) plan refers only to the problem's tensors, scalars, sizes and the
+// plan's own scratch buffers, that scratch names do not shadow anything, and that every launch
+// has at least one argument. Errors carry the plan's line:column.
+absl::Status ValidatePlanAgainstSpec(const LaunchPlan& plan, const ProblemSpec& spec);
+
+}  // namespace kjudge
