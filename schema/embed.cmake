@@ -1,0 +1,15 @@
+# Writes a C++ file defining kjudge::server::BuiltinMigrations() from schema/NNNN_name.sql.
+# Invoked at build time: cmake -DSCHEMA_DIR=... -DOUT=... -P embed.cmake
+file(GLOB files "${SCHEMA_DIR}/[0-9][0-9][0-9][0-9]_*.sql")
+list(SORT files)
+set(body "")
+foreach(f ${files})
+  get_filename_component(base "${f}" NAME_WE)
+  string(SUBSTRING "${base}" 0 4 num)
+  math(EXPR version "${num}")
+  string(SUBSTRING "${base}" 5 -1 name)
+  file(READ "${f}" sql)
+  string(APPEND body "      {${version}, \"${name}\", R\"kjudge_sql(${sql})kjudge_sql\"},\n")
+endforeach()
+file(WRITE "${OUT}.tmp" "// Generated from schema/*.sql by schema/embed.cmake. Do not edit.\n#include \"server/migrations.h\"\n\nnamespace kjudge::server {\n\nconst std::vector<Migration>& BuiltinMigrations() {\n  static const std::vector<Migration> migrations = {\n${body}  };\n  return migrations;\n}\n\n}  // namespace kjudge::server\n")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

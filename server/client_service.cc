@@ -1,0 +1,133 @@
+#include "server/client_service.h"
+
+#include <charconv>
+
+#include "absl/strings/str_cat.h"
+#include "server/grpc_status.h"
+#include "spdlog/spdlog.h"
+
+namespace kjudge::server {
+namespace {
+
+constexpr std::chrono::milliseconds kPollInterval(500);
+
+grpc::Status ParseJobId(const std::string& text, int64_t* id) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *id);
+  if (text.empty() || ec != std::errc() || ptr != end || *id <= 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("'", text, "' is not a job id (job ids are positive integers)"));
+  }
+  return grpc::Status::OK;
+}
+
+// What a watcher has seen of a job: it is sent again only when this changes.
+std::string Fingerprint(const v1::Job& job) {
+  return absl::StrCat(job.state(), "/", job.stage(), "/", job.progress_done(), "/",
+                      job.progress_total(), "/", job.queue_position(), "/", job.attempts());
+}
+
+}  // namespace
+
+grpc::Status ClientService::ListProblems(grpc::ServerContext*, const v1::ListProblemsRequest*,
+                                         v1::ListProblemsResponse* response) {
+  for (v1::ProblemSummary& summary : state_->catalog->List()) {
+    *response->add_problems() = std::move(summary);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::GetProblem(grpc::ServerContext*, const v1::GetProblemRequest* request,
+                                       v1::Problem* response) {
+  const CatalogEntry* entry = state_->catalog->Find(request->name());
+  if (entry == nullptr) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        absl::StrCat("unknown problem '", request->name(), "'; `kjudge problems` lists them"));
+  }
+  *response = entry->proto;
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::SubmitJob(const v1::SubmitRequest& request, int64_t* id) {
+  absl::StatusOr<NewJob> job = PrepareJob(request, *state_->catalog, state_->limits);
+  if (!job.ok()) return ToGrpc(job.status());
+  absl::StatusOr<int64_t> stored = state_->jobs->Enqueue(*job);
+  if (!stored.ok()) {
+    spdlog::error("enqueue failed: {}", stored.status().ToString());
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        "the job could not be stored; nothing was queued: try again");
+  }
+  *id = *stored;
+  spdlog::info("job {} submitted: problem={} file={} compile_only={}{}", *id, job->problem,
+               job->filename, job->compile_only, job->immediate_result ? " (rejected at intake)" : "");
+  state_->events->Notify();
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::LoadJob(int64_t id, v1::Job* job) {
+  absl::StatusOr<std::optional<v1::Job>> found = state_->jobs->Get(id);
+  if (!found.ok()) return ToGrpc(found.status());
+  if (!found->has_value()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));
+  }
+  *job = std::move(**found);
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::Submit(grpc::ServerContext*, const v1::SubmitRequest* request,
+                                   v1::SubmitResponse* response) {
+  int64_t id = 0;
+  if (grpc::Status status = SubmitJob(*request, &id); !status.ok()) return status;
+  response->set_job_id(std::to_string(id));
+  return LoadJob(id, response->mutable_job());
+}
+
+grpc::Status ClientService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                                   v1::Job* response) {
+  int64_t id = 0;
+  if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
+  return LoadJob(id, response);
+}
+
+grpc::Status ClientService::WatchJob(grpc::ServerContext* context, const v1::WatchJobRequest* request,
+                                     grpc::ServerWriter<v1::Job>* writer) {
+  int64_t id = 0;
+  if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
+  std::string last;
+  uint64_t seen = state_->events->version();
+  while (!context->IsCancelled()) {
+    v1::Job job;
+    if (grpc::Status status = LoadJob(id, &job); !status.ok()) return status;
+    const std::string now = Fingerprint(job);
+    if (now != last) {
+      if (!writer->Write(job)) return grpc::Status::CANCELLED;
+      last = now;
+    }
+    if (job.state() == v1::DONE) return grpc::Status::OK;
+    if (state_->events->shutting_down()) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down; watch again");
+    }
+    seen = state_->events->WaitForChange(seen, kPollInterval);
+  }
+  return grpc::Status::CANCELLED;
+}
+
+grpc::Status ClientService::Evaluate(grpc::ServerContext* context, const v1::SubmitRequest* request,
+                                     v1::Job* response) {
+  int64_t id = 0;
+  if (grpc::Status status = SubmitJob(*request, &id); !status.ok()) return status;
+  uint64_t seen = state_->events->version();
+  while (!context->IsCancelled()) {
+    if (grpc::Status status = LoadJob(id, response); !status.ok()) return status;
+    if (response->state() == v1::DONE) return grpc::Status::OK;
+    if (state_->events->shutting_down()) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          absl::StrCat("the server is shutting down; job ", id, " stays queued: GetJob it later"));
+    }
+    seen = state_->events->WaitForChange(seen, kPollInterval);
+  }
+  return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                      absl::StrCat("job ", id, " is not finished yet; it stays queued: GetJob ", id, " later"));
+}
+
+}  // namespace kjudge::server

@@ -1,0 +1,134 @@
+#include "server/database.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace kjudge::server {
+namespace {
+
+absl::Status SqliteError(sqlite3* db, std::string_view what) {
+  return absl::InternalError(absl::StrCat("sqlite: ", what, ": ", sqlite3_errmsg(db)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+  sqlite3* raw = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &raw, flags, nullptr) != SQLITE_OK) {
+    absl::Status status = absl::UnavailableError(
+        absl::StrCat("cannot open database '", path, "': ", raw ? sqlite3_errmsg(raw) : "out of memory",
+                     " (check that the directory exists and is writable)"));
+    sqlite3_close(raw);
+    return status;
+  }
+  std::unique_ptr<Database> db(new Database(raw));
+  // Wait up to 10 s for another connection's lock instead of failing with SQLITE_BUSY.
+  sqlite3_busy_timeout(raw, 10000);
+  absl::Status status = db->Execute(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+  if (!status.ok()) return status;
+  return db;
+}
+
+Database::~Database() { sqlite3_close_v2(db_); }
+
+absl::Status Database::Execute(std::string_view sql) {
+  char* error = nullptr;
+  const std::string text(sql);
+  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    absl::Status status = absl::InternalError(
+        absl::StrCat("sqlite: ", error ? error : "error", " in: ", text.substr(0, 120)));
+    sqlite3_free(error);
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Statement> Database::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
+      SQLITE_OK) {
+    return SqliteError(db_, absl::StrCat("prepare '", sql.substr(0, 120), "'"));
+  }
+  return Statement(db_, stmt);
+}
+
+int64_t Database::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+int Database::Changes() const { return sqlite3_changes(db_); }
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+
+Statement& Statement::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Statement& Statement::BindDouble(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+absl::StatusOr<bool> Statement::Step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteError(db_, absl::StrCat("step '", std::string(sqlite3_sql(stmt_)).substr(0, 120), "'"));
+}
+
+absl::Status Statement::Run() {
+  while (true) {
+    absl::StatusOr<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return absl::OkStatus();
+  }
+}
+
+int64_t Statement::ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+std::string Statement::ColumnText(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+bool Statement::ColumnIsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+absl::StatusOr<Transaction> Transaction::Begin(Database& db) {
+  // IMMEDIATE takes the write lock now, so a busy database is waited out here (busy timeout)
+  // rather than failing half-way through the transaction.
+  absl::Status status = db.Execute("BEGIN IMMEDIATE");
+  if (!status.ok()) return status;
+  return Transaction(&db);
+}
+
+Transaction::Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+
+Transaction::~Transaction() {
+  if (db_ != nullptr) (void)db_->Execute("ROLLBACK");
+}
+
+absl::Status Transaction::Commit() {
+  absl::Status status = db_->Execute("COMMIT");
+  if (status.ok()) db_ = nullptr;
+  return status;
+}
+
+}  // namespace kjudge::server

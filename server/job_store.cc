@@ -1,0 +1,292 @@
+#include "server/job_store.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "proto/proto_json.h"
+#include "common/sha256.h"
+
+namespace kjudge::server {
+namespace {
+
+constexpr char kJobColumns[] =
+    "id, problem, state, stage, progress_done, progress_total, attempts, compile_only, "
+    "tags_json, worker_id, result_json, created_unix_ms, finished_unix_ms";
+
+std::string TagsToJson(const std::map<std::string, std::string>& tags) {
+  return nlohmann::json(tags).dump();
+}
+
+void TagsFromJson(const std::string& text, google::protobuf::Map<std::string, std::string>* out) {
+  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object()) return;
+  for (const auto& [key, value] : parsed.items()) {
+    if (value.is_string()) (*out)[key] = value.get<std::string>();
+  }
+}
+
+// Reads a row selected with kJobColumns.
+v1::Job JobFromRow(const Statement& row) {
+  v1::Job job;
+  job.set_id(std::to_string(row.ColumnInt(0)));
+  job.set_problem(row.ColumnText(1));
+  job.set_state(static_cast<v1::JobState>(row.ColumnInt(2)));
+  job.set_stage(static_cast<v1::Stage>(row.ColumnInt(3)));
+  job.set_progress_done(static_cast<int32_t>(row.ColumnInt(4)));
+  job.set_progress_total(static_cast<int32_t>(row.ColumnInt(5)));
+  job.set_attempts(static_cast<int32_t>(row.ColumnInt(6)));
+  job.set_compile_only(row.ColumnInt(7) != 0);
+  TagsFromJson(row.ColumnText(8), job.mutable_tags());
+  job.set_worker(row.ColumnText(9));
+  if (!row.ColumnIsNull(10)) (void)FromJson(row.ColumnText(10), job.mutable_result());
+  job.set_created_unix_ms(row.ColumnInt(11));
+  job.set_finished_unix_ms(row.ColumnInt(12));
+  return job;
+}
+
+}  // namespace
+
+int64_t SystemNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  const int64_t now = shared_->now_ms();
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+
+  const std::string sha = Sha256Hex(job.source);
+  absl::StatusOr<Statement> source = db.Prepare(
+      "INSERT INTO sources(sha256, body, created_unix_ms) VALUES(?, ?, ?) "
+      "ON CONFLICT(sha256) DO NOTHING");
+  if (!source.ok()) return source.status();
+  source->Bind(1, sha).Bind(2, job.source).Bind(3, now);
+  if (absl::Status s = source->Run(); !s.ok()) return s;
+
+  const bool done = job.immediate_result.has_value();
+  absl::StatusOr<Statement> insert = db.Prepare(
+      "INSERT INTO jobs(problem, source_sha256, filename, launch_plan, plan_first_line, "
+      "compile_only, tags_json, seed, state, stage, max_attempts, verdict, result_json, "
+      "created_unix_ms, finished_unix_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, job.launch_plan);
+  insert->Bind(5, job.plan_first_line).Bind(6, job.compile_only ? 1 : 0);
+  insert->Bind(7, TagsToJson(job.tags)).Bind(8, static_cast<int64_t>(job.seed));
+  insert->Bind(9, done ? v1::DONE : v1::QUEUED).Bind(10, done ? v1::STAGE_DONE : v1::STAGE_QUEUED);
+  insert->Bind(11, options_.max_attempts);
+  if (done) {
+    insert->Bind(12, job.immediate_result->verdict()).Bind(13, ToJson(*job.immediate_result));
+    insert->Bind(15, now);
+  } else {
+    insert->BindNull(12).BindNull(13).BindNull(15);
+  }
+  insert->Bind(14, now);
+  if (absl::Status s = insert->Run(); !s.ok()) return s;
+  const int64_t id = db.LastInsertRowId();
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return id;
+}
+
+absl::StatusOr<std::optional<v1::Job>> JobStore::Get(int64_t id) {
+  std::lock_guard lock(shared_->mutex);
+  return GetLocked(id);
+}
+
+absl::StatusOr<std::optional<v1::Job>> JobStore::GetLocked(int64_t id) {
+  Database& db = *shared_->db;
+  absl::StatusOr<Statement> stmt =
+      db.Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?"));
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<v1::Job>();
+  v1::Job job = JobFromRow(*stmt);
+  if (job.state() == v1::QUEUED) {
+    absl::StatusOr<Statement> pos = db.Prepare(
+        "SELECT COUNT(*) FROM jobs WHERE state = 1 AND id <= ? AND "
+        "(compile_only = ? OR compile_only = 0)");
+    if (!pos.ok()) return pos.status();
+    pos->Bind(1, id).Bind(2, job.compile_only() ? 1 : 0);
+    absl::StatusOr<bool> prow = pos->Step();
+    if (!prow.ok()) return prow.status();
+    job.set_queue_position(pos->ColumnInt(0));
+  }
+  return std::optional<v1::Job>(std::move(job));
+}
+
+absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& worker_id,
+                                                             bool can_run_gpu) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  const int64_t now = shared_->now_ms();
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> pick = db.Prepare(
+      "SELECT j.id, j.attempts, j.problem, s.body, j.filename, j.launch_plan, j.plan_first_line, "
+      "j.compile_only, j.seed FROM jobs j JOIN sources s ON s.sha256 = j.source_sha256 "
+      "WHERE j.state = 1 AND (j.compile_only = 1 OR ? = 1) ORDER BY j.id LIMIT 1");
+  if (!pick.ok()) return pick.status();
+  pick->Bind(1, can_run_gpu ? 1 : 0);
+  absl::StatusOr<bool> row = pick->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<LeasedJob>();
+  LeasedJob leased;
+  leased.id = pick->ColumnInt(0);
+  leased.attempt = static_cast<int>(pick->ColumnInt(1)) + 1;
+  v1::RunSpec& spec = leased.spec;
+  spec.set_job_id(std::to_string(leased.id));
+  spec.set_problem(pick->ColumnText(2));
+  spec.set_source(pick->ColumnText(3));
+  spec.set_filename(pick->ColumnText(4));
+  spec.set_launch_plan(pick->ColumnText(5));
+  spec.set_plan_first_line(static_cast<int32_t>(pick->ColumnInt(6)));
+  spec.set_compile_only(pick->ColumnInt(7) != 0);
+  spec.set_seed(static_cast<uint64_t>(pick->ColumnInt(8)));
+
+  absl::StatusOr<Statement> update = db.Prepare(
+      "UPDATE jobs SET state = 2, stage = 2, progress_done = 0, progress_total = 0, "
+      "attempts = attempts + 1, worker_id = ?, lease_expires_unix_ms = ?, "
+      "started_unix_ms = COALESCE(started_unix_ms, ?) WHERE id = ?");
+  if (!update.ok()) return update.status();
+  update->Bind(1, worker_id).Bind(2, now + options_.lease_ms).Bind(3, now).Bind(4, leased.id);
+  if (absl::Status s = update->Run(); !s.ok()) return s;
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return std::optional<LeasedJob>(std::move(leased));
+}
+
+absl::StatusOr<bool> JobStore::Renew(int64_t id, const std::string& worker_id) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "UPDATE jobs SET lease_expires_unix_ms = ? WHERE id = ? AND state = 2 AND worker_id = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, shared_->now_ms() + options_.lease_ms).Bind(2, id).Bind(3, worker_id);
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return db.Changes() == 1;
+}
+
+absl::StatusOr<bool> JobStore::UpdateProgress(int64_t id, const std::string& worker_id,
+                                              v1::Stage stage, int done, int total) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "UPDATE jobs SET stage = ?, progress_done = ?, progress_total = ?, "
+      "lease_expires_unix_ms = ? WHERE id = ? AND state = 2 AND worker_id = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, stage).Bind(2, done).Bind(3, total).Bind(4, shared_->now_ms() + options_.lease_ms);
+  stmt->Bind(5, id).Bind(6, worker_id);
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return db.Changes() == 1;
+}
+
+absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& result) {
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "UPDATE jobs SET state = 3, stage = 6, verdict = ?, result_json = ?, finished_unix_ms = ?, "
+      "lease_expires_unix_ms = NULL WHERE id = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, result.verdict()).Bind(2, ToJson(result)).Bind(3, shared_->now_ms()).Bind(4, id);
+  return stmt->Run();
+}
+
+absl::StatusOr<bool> JobStore::Complete(int64_t id, const std::string& worker_id,
+                                        const v1::JobResult& result) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> check =
+      db.Prepare("SELECT 1 FROM jobs WHERE id = ? AND state = 2 AND worker_id = ?");
+  if (!check.ok()) return check.status();
+  check->Bind(1, id).Bind(2, worker_id);
+  absl::StatusOr<bool> held = check->Step();
+  if (!held.ok()) return held.status();
+  if (!*held) return false;
+  if (absl::Status s = FinishLocked(id, result); !s.ok()) return s;
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return true;
+}
+
+absl::StatusOr<int> JobStore::ExpireLeases() {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  const int64_t now = shared_->now_ms();
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> expired = db.Prepare(
+      "SELECT id, attempts, max_attempts, worker_id FROM jobs "
+      "WHERE state = 2 AND lease_expires_unix_ms < ?");
+  if (!expired.ok()) return expired.status();
+  expired->Bind(1, now);
+  struct Row {
+    int64_t id, attempts, max_attempts;
+    std::string worker;
+  };
+  std::vector<Row> rows;
+  while (true) {
+    absl::StatusOr<bool> row = expired->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    rows.push_back({expired->ColumnInt(0), expired->ColumnInt(1), expired->ColumnInt(2),
+                    expired->ColumnText(3)});
+  }
+  for (const Row& row : rows) {
+    if (row.attempts >= row.max_attempts) {
+      v1::JobResult result;
+      result.set_verdict(v1::INTERNAL_ERROR);
+      result.set_message(absl::StrCat("the job was attempted ", row.attempts,
+                                      " times and each worker stopped answering (last: ",
+                                      row.worker, "); not retried again"));
+      if (absl::Status s = FinishLocked(row.id, result); !s.ok()) return s;
+    } else {
+      absl::StatusOr<Statement> requeue = db.Prepare(
+          "UPDATE jobs SET state = 1, stage = 1, worker_id = NULL, lease_expires_unix_ms = NULL, "
+          "progress_done = 0, progress_total = 0 WHERE id = ?");
+      if (!requeue.ok()) return requeue.status();
+      requeue->Bind(1, row.id);
+      if (absl::Status s = requeue->Run(); !s.ok()) return s;
+    }
+  }
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return static_cast<int>(rows.size());
+}
+
+absl::StatusOr<int> JobStore::ReleaseWorkerJobs(const std::string& worker_id) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  // Expire the leases now; the next ExpireLeases decides between requeue and failure.
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "UPDATE jobs SET lease_expires_unix_ms = 0 WHERE state = 2 AND worker_id = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, worker_id);
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return db.Changes();
+}
+
+absl::StatusOr<JobStore::Counts> JobStore::CountByState() {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt =
+      shared_->db->Prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state");
+  if (!stmt.ok()) return stmt.status();
+  Counts counts;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    const int64_t n = stmt->ColumnInt(1);
+    switch (stmt->ColumnInt(0)) {
+      case v1::QUEUED: counts.queued = n; break;
+      case v1::RUNNING: counts.running = n; break;
+      case v1::DONE: counts.done = n; break;
+      default: break;
+    }
+  }
+  return counts;
+}
+
+}  // namespace kjudge::server

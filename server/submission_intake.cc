@@ -1,0 +1,79 @@
+#include "server/submission_intake.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/launch_plan.h"
+#include "common/plan_block.h"
+
+namespace kjudge::server {
+namespace {
+
+uint64_t FreshSeed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+NewJob Rejected(NewJob job, std::string message) {
+  v1::JobResult result;
+  result.set_verdict(v1::REJECTED);
+  result.set_message(std::move(message));
+  job.immediate_result = std::move(result);
+  return job;
+}
+
+}  // namespace
+
+absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const ProblemCatalog& catalog,
+                                  const IntakeLimits& limits) {
+  const CatalogEntry* entry = catalog.Find(request.problem());
+  if (entry == nullptr) {
+    std::vector<std::string> near = catalog.Suggest(request.problem());
+    return absl::NotFoundError(absl::StrCat(
+        "unknown problem '", request.problem(), "'",
+        near.empty() ? "; `kjudge problems` lists them" : absl::StrCat("; did you mean ", absl::StrJoin(near, ", "), "?")));
+  }
+  if (request.source().empty()) {
+    return absl::InvalidArgumentError("the submission's source is empty: send CUDA device code");
+  }
+  if (request.source().size() > limits.max_source_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("the source is ", request.source().size(),
+                                                   " bytes; the limit is ", limits.max_source_bytes));
+  }
+  NewJob job;
+  job.problem = request.problem();
+  job.source = request.source();
+  job.filename = request.filename().empty() ? "submission.cu" : request.filename();
+  job.compile_only = request.compile_only();
+  job.tags.insert(request.tags().begin(), request.tags().end());
+  job.seed = FreshSeed();
+
+  if (!request.launch_plan().empty()) {
+    job.launch_plan = request.launch_plan();
+    job.plan_first_line = 1;
+  } else {
+    absl::StatusOr<std::optional<PlanBlock>> block = FindPlanBlock(request.source());
+    if (!block.ok()) return Rejected(std::move(job), absl::StrCat(job.filename, ":", block.status().message()));
+    if (!block->has_value()) {
+      return Rejected(std::move(job),
+                      absl::StrCat(job.filename, ": no launch plan: add a /* kjudge-plan ... */ block "
+                                   "to the source (see `kjudge problem ", job.problem,
+                                   " --starter`) or send one in launch_plan"));
+    }
+    job.launch_plan = (*block)->text;
+    job.plan_first_line = (*block)->first_line;
+  }
+  const std::string plan_origin = request.launch_plan().empty() ? job.filename : "launch_plan";
+  if (job.launch_plan.size() > limits.max_plan_bytes) {
+    return Rejected(std::move(job), absl::StrCat("the launch plan is ", job.launch_plan.size(),
+                                                 " bytes; the limit is ", limits.max_plan_bytes));
+  }
+  absl::StatusOr<LaunchPlan> plan = ParseLaunchPlan(job.launch_plan, job.plan_first_line);
+  if (!plan.ok()) return Rejected(std::move(job), absl::StrCat(plan_origin, ":", plan.status().message()));
+  absl::Status valid = ValidatePlanAgainstSpec(*plan, entry->files.spec);
+  if (!valid.ok()) return Rejected(std::move(job), absl::StrCat(plan_origin, ":", valid.message()));
+  return job;
+}
+
+}  // namespace kjudge::server

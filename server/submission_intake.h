@@ -1,0 +1,29 @@
+// SubmissionIntake: turns a SubmitRequest into a job to queue, judging at once what needs no
+// GPU.
+//
+// Contract:
+//  * Request errors that leave nothing to judge (unknown problem, empty or oversized source)
+//    are returned as a Status: NOT_FOUND / INVALID_ARGUMENT with what to do.
+//  * A launch plan that is missing, does not parse, or names what the problem lacks gives a
+//    job that is already done with verdict REJECTED and a "file:line:column: ..." message,
+//    so agents read plan errors from the same place as every other verdict.
+//  * Otherwise the job carries the plan text and the plan's first line in the source, and a
+//    fresh secret seed.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "kjudge/v1/kjudge.pb.h"
+#include "server/job_store.h"
+#include "server/problem_catalog.h"
+
+namespace kjudge::server {
+
+struct IntakeLimits {
+  size_t max_source_bytes = 1 << 20;
+  size_t max_plan_bytes = 64 << 10;
+};
+
+absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const ProblemCatalog& catalog,
+                                  const IntakeLimits& limits);
+
+}  // namespace kjudge::server

@@ -1,0 +1,68 @@
+#include "server/worker_registry.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "proto/proto_json.h"
+
+namespace kjudge::server {
+namespace {
+
+std::string NewWorkerId() {
+  std::random_device device;
+  std::uniform_int_distribution<uint64_t> dist;
+  return absl::StrFormat("w-%016x", dist(device));
+}
+
+}  // namespace
+
+std::string HardwareKey(const v1::GpuInfo& gpu) {
+  if (gpu.compile_only()) return absl::StrCat("compile-only|", gpu.arch(), "|nvrtc ", gpu.nvrtc_version());
+  return absl::StrCat(gpu.name(), "|sm ", gpu.sm_count(), "|mem ", gpu.memory_bytes(), "|", gpu.arch(),
+                      "|driver ", gpu.driver_version(), "|cudart ", gpu.runtime_version(), "|nvrtc ",
+                      gpu.nvrtc_version(), "|cublas ", gpu.cublas_version());
+}
+
+absl::StatusOr<WorkerRecord> WorkerRegistry::Register(const std::string& name,
+                                                      const v1::GpuInfo& gpu) {
+  WorkerRecord record{NewWorkerId(), name, gpu, HardwareKey(gpu)};
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "INSERT INTO workers(id, name, gpu_json, hardware_key, registered_unix_ms, last_seen_unix_ms) "
+      "VALUES(?, ?, ?, ?, ?, ?)");
+  if (!stmt.ok()) return stmt.status();
+  const int64_t now = shared_->now_ms();
+  stmt->Bind(1, record.id).Bind(2, name).Bind(3, ToJson(gpu)).Bind(4, record.hardware_key);
+  stmt->Bind(5, now).Bind(6, now);
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return record;
+}
+
+absl::StatusOr<std::optional<WorkerRecord>> WorkerRegistry::Find(const std::string& id) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt =
+      shared_->db->Prepare("SELECT name, gpu_json, hardware_key FROM workers WHERE id = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<WorkerRecord>();
+  WorkerRecord record;
+  record.id = id;
+  record.name = stmt->ColumnText(0);
+  if (absl::Status s = FromJson(stmt->ColumnText(1), &record.gpu); !s.ok()) return s;
+  record.hardware_key = stmt->ColumnText(2);
+  return std::optional<WorkerRecord>(std::move(record));
+}
+
+absl::Status WorkerRegistry::Touch(const std::string& id) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt =
+      shared_->db->Prepare("UPDATE workers SET last_seen_unix_ms = ? WHERE id = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, shared_->now_ms()).Bind(2, id);
+  return stmt->Run();
+}
+
+}  // namespace kjudge::server

@@ -1,0 +1,40 @@
+// WorkerRegistry: the workers that have registered, the GPU each drives, and its hardware key.
+//
+// Contract: Register gives every call a new worker id (a restarted worker is a new worker;
+// its old leases simply expire). HardwareKey is the identity baselines are cached under: the
+// GPU name, SM count, memory, driver, CUDA runtime, NVRTC and cuBLAS versions; any change in
+// them means timings must be measured again. Workers are kept on disk for the dashboard.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kjudge/v1/kjudge.pb.h"
+#include "server/shared_database.h"
+
+namespace kjudge::server {
+
+std::string HardwareKey(const v1::GpuInfo& gpu);
+
+struct WorkerRecord {
+  std::string id;
+  std::string name;
+  v1::GpuInfo gpu;
+  std::string hardware_key;
+};
+
+class WorkerRegistry {
+ public:
+  explicit WorkerRegistry(SharedDatabase* shared) : shared_(shared) {}
+
+  absl::StatusOr<WorkerRecord> Register(const std::string& name, const v1::GpuInfo& gpu);
+  // nullopt for an unknown id (e.g. registered with a server whose database was replaced).
+  absl::StatusOr<std::optional<WorkerRecord>> Find(const std::string& id);
+  absl::Status Touch(const std::string& id);
+
+ private:
+  SharedDatabase* shared_;
+};
+
+}  // namespace kjudge::server
