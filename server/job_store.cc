@@ -236,36 +236,49 @@ absl::StatusOr<int> JobStore::ExpireLeases() {
                     expired->ColumnText(3)});
   }
   for (const Row& row : rows) {
-    if (row.attempts >= row.max_attempts) {
-      v1::JobResult result;
-      result.set_verdict(v1::INTERNAL_ERROR);
-      result.set_message(absl::StrCat("the job was attempted ", row.attempts,
-                                      " times and each worker stopped answering (last: ",
-                                      row.worker, "); not retried again"));
-      if (absl::Status s = FinishLocked(row.id, result); !s.ok()) return s;
-    } else {
-      absl::StatusOr<Statement> requeue = db.Prepare(
-          "UPDATE jobs SET state = 1, stage = 1, worker_id = NULL, lease_expires_unix_ms = NULL, "
-          "progress_done = 0, progress_total = 0 WHERE id = ?");
-      if (!requeue.ok()) return requeue.status();
-      requeue->Bind(1, row.id);
-      if (absl::Status s = requeue->Run(); !s.ok()) return s;
+    const std::string reason = absl::StrCat("worker ", row.worker, " stopped renewing its lease");
+    if (absl::Status s = RequeueOrFailLocked(row.id, row.attempts, row.max_attempts, reason); !s.ok()) {
+      return s;
     }
   }
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   return static_cast<int>(rows.size());
 }
 
-absl::StatusOr<int> JobStore::ReleaseWorkerJobs(const std::string& worker_id) {
+absl::Status JobStore::RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t max_attempts,
+                                           const std::string& reason) {
+  if (attempts >= max_attempts) {
+    v1::JobResult result;
+    result.set_verdict(v1::INTERNAL_ERROR);
+    result.set_message(absl::StrCat("gave up after ", attempts, " attempts; the last ended with: ", reason));
+    return FinishLocked(id, result);
+  }
+  absl::StatusOr<Statement> requeue = shared_->db->Prepare(
+      "UPDATE jobs SET state = 1, stage = 1, worker_id = NULL, lease_expires_unix_ms = NULL, "
+      "progress_done = 0, progress_total = 0 WHERE id = ?");
+  if (!requeue.ok()) return requeue.status();
+  requeue->Bind(1, id);
+  return requeue->Run();
+}
+
+absl::StatusOr<bool> JobStore::Release(int64_t id, const std::string& worker_id,
+                                       const std::string& reason) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
-  // Expire the leases now; the next ExpireLeases decides between requeue and failure.
-  absl::StatusOr<Statement> stmt = db.Prepare(
-      "UPDATE jobs SET lease_expires_unix_ms = 0 WHERE state = 2 AND worker_id = ?");
-  if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, worker_id);
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
-  return db.Changes();
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> check = db.Prepare(
+      "SELECT attempts, max_attempts FROM jobs WHERE id = ? AND state = 2 AND worker_id = ?");
+  if (!check.ok()) return check.status();
+  check->Bind(1, id).Bind(2, worker_id);
+  absl::StatusOr<bool> held = check->Step();
+  if (!held.ok()) return held.status();
+  if (!*held) return false;
+  if (absl::Status s = RequeueOrFailLocked(id, check->ColumnInt(0), check->ColumnInt(1), reason); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return true;
 }
 
 absl::StatusOr<JobStore::Counts> JobStore::CountByState() {

@@ -61,8 +61,9 @@ class JobStore {
   absl::StatusOr<bool> Complete(int64_t id, const std::string& worker_id, const v1::JobResult& result);
   // Returns how many expired leases were requeued or failed.
   absl::StatusOr<int> ExpireLeases();
-  // Hands a worker's running jobs back to the queue at once (a worker that restarts or drains).
-  absl::StatusOr<int> ReleaseWorkerJobs(const std::string& worker_id);
+  // The holder gives a job back: requeued at once, or INTERNAL_ERROR with `reason` once its
+  // attempts are used up. false when the worker did not hold it.
+  absl::StatusOr<bool> Release(int64_t id, const std::string& worker_id, const std::string& reason);
 
   struct Counts {
     int64_t queued = 0, running = 0, done = 0;
@@ -74,6 +75,9 @@ class JobStore {
  private:
   absl::StatusOr<std::optional<v1::Job>> GetLocked(int64_t id);
   absl::Status FinishLocked(int64_t id, const v1::JobResult& result);
+  // Requeues a running job, or fails it when no attempts are left.
+  absl::Status RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t max_attempts,
+                                   const std::string& reason);
 
   SharedDatabase* shared_;
   JobStoreOptions options_;

@@ -140,4 +140,14 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext*, const v1::Complete
   return grpc::Status::OK;
 }
 
+grpc::Status WorkerService::ReleaseJob(grpc::ServerContext*, const v1::ReleaseJobRequest* request,
+                                      v1::ReleaseJobResponse*) {
+  absl::StatusOr<bool> released =
+      state_->jobs->Release(JobIdOf(request->job_id()), request->worker_id(), request->reason());
+  if (!released.ok()) return ToGrpc(released.status());
+  spdlog::warn("job {} handed back by {}: {}", request->job_id(), request->worker_id(), request->reason());
+  state_->events->Notify();
+  return grpc::Status::OK;
+}
+
 }  // namespace kjudge::server

@@ -26,6 +26,8 @@ class WorkerService final : public v1::WorkerService::Service {
                               v1::ReportProgressResponse* response) override;
   grpc::Status CompleteJob(grpc::ServerContext* context, const v1::CompleteJobRequest* request,
                            v1::CompleteJobResponse* response) override;
+  grpc::Status ReleaseJob(grpc::ServerContext* context, const v1::ReleaseJobRequest* request,
+                          v1::ReleaseJobResponse* response) override;
 
  private:
   grpc::Status FindWorker(const std::string& id, struct WorkerRecord* record);

@@ -1,0 +1,45 @@
+#include "worker/lease_keeper.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include "spdlog/spdlog.h"
+
+namespace kjudge::worker {
+
+LeaseKeeper::LeaseKeeper(v1::WorkerService::Stub* stub, std::string worker_id, std::string job_id,
+                         std::chrono::milliseconds period)
+    : stub_(stub), worker_id_(std::move(worker_id)), job_id_(std::move(job_id)), period_(period) {
+  thread_ = std::thread(&LeaseKeeper::Loop, this);
+}
+
+LeaseKeeper::~LeaseKeeper() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void LeaseKeeper::Loop() {
+  std::unique_lock lock(mutex_);
+  while (!cv_.wait_for(lock, period_, [&] { return stop_; })) {
+    lock.unlock();
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    v1::RenewLeaseRequest request;
+    request.set_worker_id(worker_id_);
+    request.set_job_id(job_id_);
+    v1::RenewLeaseResponse response;
+    grpc::Status status = stub_->RenewLease(&context, request, &response);
+    if (status.ok() && !response.still_yours()) {
+      spdlog::warn("job {}: the server says the lease is no longer ours; stopping", job_id_);
+      lost_ = true;
+    } else if (!status.ok()) {
+      spdlog::warn("job {}: lease renewal failed ({}); will retry", job_id_, status.error_message());
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace kjudge::worker

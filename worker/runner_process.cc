@@ -1,0 +1,139 @@
+#include "worker/runner_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+
+namespace kjudge::worker {
+namespace {
+
+absl::Status Errno(std::string_view what) {
+  return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
+}
+
+// In the child, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void ExecChild(int in_read, int out_write, const std::vector<char*>& argv) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  dup2(in_read, STDIN_FILENO);
+  dup2(out_write, STDOUT_FILENO);
+  // Close everything else we inherited (sockets, the database, other pipes).
+  for (int fd = 3; fd < 1024; ++fd) close(fd);
+  signal(SIGPIPE, SIG_DFL);
+  execv(argv[0], argv.data());
+  _exit(127);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RunnerProcess>> RunnerProcess::Spawn(
+    const std::string& path, const std::vector<std::string>& args) {
+  if (access(path.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat("runner '", path, "' is not an executable file (--runner PATH)"));
+  }
+  int in_pipe[2];
+  int out_pipe[2];
+  if (pipe2(in_pipe, O_CLOEXEC) != 0) return Errno("pipe");
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    close(in_pipe[0]);
+    close(in_pipe[1]);
+    return Errno("pipe");
+  }
+  std::vector<std::string> storage = {path};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  const pid_t pid = fork();
+  if (pid < 0) return Errno("fork");
+  if (pid == 0) ExecChild(in_pipe[0], out_pipe[1], argv);
+  setpgid(pid, pid);  // also from the parent, so Kill works even before the child ran
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  return std::unique_ptr<RunnerProcess>(new RunnerProcess(pid, in_pipe[1], out_pipe[0]));
+}
+
+RunnerProcess::~RunnerProcess() {
+  Kill();
+  close(in_fd_);
+  close(out_fd_);
+}
+
+absl::Status RunnerProcess::WriteLine(const std::string& line) {
+  std::string data = line + "\n";
+  size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = write(in_fd_, data.data() + written, data.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::UnavailableError(absl::StrCat("runner's stdin closed: ", std::strerror(errno)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RunnerProcess::ReadLine(Clock::time_point deadline) {
+  while (true) {
+    const size_t newline = buffer_.find('\n');
+    if (newline != std::string::npos) {
+      std::string line = buffer_.substr(0, newline);
+      buffer_.erase(0, newline + 1);
+      return line;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return absl::DeadlineExceededError("no message from the runner in time");
+    pollfd fd{out_fd_, POLLIN, 0};
+    const int ready = poll(&fd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) return Errno("poll");
+    if (ready <= 0) continue;
+    char chunk[65536];
+    const ssize_t n = read(out_fd_, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return absl::UnavailableError("the runner closed its output");
+    buffer_.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+void RunnerProcess::Kill() {
+  if (reaped_) return;
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+  WaitAndDescribe(std::chrono::milliseconds(5000));
+}
+
+std::string RunnerProcess::WaitAndDescribe(std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (!reaped_) {
+    const pid_t done = waitpid(pid_, &wait_status_, WNOHANG);
+    if (done == pid_) {
+      reaped_ = true;
+      break;
+    }
+    if (done < 0 && errno != EINTR) break;
+    if (Clock::now() >= deadline) return "still running";
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!reaped_) return "in an unknown state";
+  if (WIFEXITED(wait_status_)) {
+    exit_code_ = WEXITSTATUS(wait_status_);
+    return absl::StrCat("exited with status ", *exit_code_);
+  }
+  if (WIFSIGNALED(wait_status_)) {
+    const int sig = WTERMSIG(wait_status_);
+    return absl::StrCat("was killed by signal ", sig, " (", strsignal(sig), ")");
+  }
+  return "ended";
+}
+
+}  // namespace kjudge::worker

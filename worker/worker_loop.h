@@ -1,0 +1,48 @@
+// WorkerLoop: the life of one kjudge-worker: register the runner's GPU with the server, then
+// lease, judge and report jobs until told to stop.
+//
+// Contract:
+//  * The server may be down or restart at any time: every call is retried with backoff, and a
+//    finished result is kept and re-sent until the server takes it (or says the lease is gone).
+//  * A worker unknown to the server (its database was replaced) registers again.
+//  * The first stop request drains: the job in hand is finished, no new job is leased. The
+//    second hands the job in hand back to the queue and returns at once.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "kjudge/v1/kjudge.grpc.pb.h"
+#include "worker/runner_supervisor.h"
+
+namespace kjudge::worker {
+
+struct WorkerOptions {
+  std::string server = "127.0.0.1:50051";
+  std::string name;
+  int lease_wait_ms = 5000;
+  int max_jobs = 0;  // 0: no limit (tests use a limit)
+};
+
+class WorkerLoop {
+ public:
+  WorkerLoop(WorkerOptions options, RunnerSupervisor* supervisor);
+  // stop_requests: incremented by the signal thread.
+  int Run(const std::atomic<int>& stop_requests);
+
+ private:
+  bool Register(const std::atomic<int>& stop_requests);
+  // true if a job was served.
+  bool ServeOne(const std::atomic<int>& stop_requests);
+  void Report(const std::string& job_id, const v1::RunnerProgress& progress);
+  void Complete(const std::string& job_id, const RunOutcome& outcome, const std::atomic<int>& stop_requests);
+
+  WorkerOptions options_;
+  RunnerSupervisor* supervisor_;
+  std::unique_ptr<v1::WorkerService::Stub> stub_;
+  std::string worker_id_;
+  int lease_seconds_ = 30;
+};
+
+}  // namespace kjudge::worker
