@@ -1,0 +1,39 @@
+#include "client/cli_context.h"
+
+#include <iostream>
+
+namespace kjudge::client {
+
+void CliContext::Connect() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  stub = v1::ClientService::NewStub(
+      grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
+}
+
+int CliContext::Fail(const grpc::Status& status, const std::string& doing) const {
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      std::cerr << "kjudge: cannot reach kjudge-server at " << server << " while " << doing << ": "
+                << status.error_message()
+                << "\n  is the server running? Point at it with --server HOST:PORT or KJUDGE_SERVER.\n";
+      return kServer;
+    case grpc::StatusCode::NOT_FOUND:
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      std::cerr << "kjudge: " << status.error_message() << "\n";
+      return kUsage;
+    default:
+      std::cerr << "kjudge: the server failed while " << doing << ": " << status.error_message() << "\n";
+      return kServer;
+  }
+}
+
+int ExitCodeFor(const v1::Job& job) {
+  if (job.state() != v1::DONE) return kUnfinished;
+  const v1::Verdict verdict = job.result().verdict();
+  return verdict == v1::CORRECT || verdict == v1::COMPILED ? kOk : kVerdictNotCorrect;
+}
+
+}  // namespace kjudge::client

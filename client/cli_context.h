@@ -1,0 +1,36 @@
+// CliContext: what every `kjudge` subcommand shares: the server connection, output mode, and
+// the exit codes scripts rely on.
+//
+// Exit codes (stable; documented in `kjudge --help`):
+//   0  success: the command worked, and a finished job is CORRECT (or COMPILED)
+//   1  a finished job got any other verdict
+//   2  bad usage or input (unreadable file, unknown problem, bad job id)
+//   3  the server could not be reached or failed
+//   4  the job is not finished yet (e.g. --wait interrupted or timed out)
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "kjudge/v1/kjudge.grpc.pb.h"
+
+namespace kjudge::client {
+
+enum ExitCode { kOk = 0, kVerdictNotCorrect = 1, kUsage = 2, kServer = 3, kUnfinished = 4 };
+
+struct CliContext {
+  std::string server;
+  bool json = false;
+  std::unique_ptr<v1::ClientService::Stub> stub;
+
+  void Connect();
+  // Prints a failed RPC for a person (stderr) and returns the exit code it maps to.
+  int Fail(const grpc::Status& status, const std::string& doing) const;
+};
+
+// Exit code for a finished job.
+int ExitCodeFor(const v1::Job& job);
+
+}  // namespace kjudge::client

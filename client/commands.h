@@ -1,0 +1,44 @@
+// The `kjudge` subcommands. Each returns the process exit code (see cli_context.h) and writes
+// results to stdout (JSON with --json) and everything meant for a person to stderr.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "client/cli_context.h"
+
+namespace kjudge::client {
+
+int ListProblems(CliContext& cli);
+
+struct ProblemArgs {
+  std::string name;
+  bool starter = false;  // print only the starter .cu file
+  bool spec = false;     // print only the spec (problem.toml)
+};
+int ShowProblem(CliContext& cli, const ProblemArgs& args);
+
+struct SubmitArgs {
+  std::string file;
+  std::string problem;
+  std::string plan_file;
+  bool wait = false;
+  bool compile_only = false;
+  std::vector<std::string> tags;  // key=value
+  double timeout_s = 0;           // with --wait; 0 = no limit
+};
+int Submit(CliContext& cli, const SubmitArgs& args);
+
+struct JobArgs {
+  std::string id;
+  bool wait = false;
+  double timeout_s = 0;
+};
+int ShowJob(CliContext& cli, const JobArgs& args);
+
+// Follows a job with WatchJob until it is done, showing progress on stderr; prints the
+// report (or JSON) and returns the exit code.
+int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s);
+
+}  // namespace kjudge::client

@@ -1,0 +1,87 @@
+#include "client/job_view.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace kjudge::client {
+namespace {
+
+std::string StageName(v1::Stage stage) {
+  switch (stage) {
+    case v1::STAGE_QUEUED: return "queued";
+    case v1::STAGE_COMPILING: return "compiling";
+    case v1::STAGE_CHECKING: return "checking";
+    case v1::STAGE_TIMING: return "timing";
+    case v1::STAGE_BASELINE: return "measuring baseline";
+    case v1::STAGE_DONE: return "done";
+    default: return "starting";
+  }
+}
+
+void PrintTests(const v1::JobResult& result, std::ostream& out) {
+  if (result.tests().empty()) return;
+  int passed = 0;
+  for (const v1::TestOutcome& test : result.tests()) passed += test.passed() ? 1 : 0;
+  out << absl::StrFormat("  tests: %d/%d shapes passed\n", passed, result.tests_size());
+  for (const v1::TestOutcome& test : result.tests()) {
+    out << absl::StrFormat("    %-4s %-24s max abs err %.3g, max rel err %.3g, rel L2 %.3g", test.passed() ? "ok" : "FAIL",
+                           test.shape(), test.max_abs_error(), test.max_rel_error(), test.rel_l2_error());
+    if (test.mismatch_count() > 0) out << ", " << test.mismatch_count() << " mismatches";
+    if (test.unwritten_count() > 0) out << ", " << test.unwritten_count() << " unwritten";
+    out << "\n";
+    if (!test.detail().empty() && !test.passed()) out << "         " << test.detail() << "\n";
+    for (const v1::Mismatch& m : test.first_mismatches()) {
+      out << absl::StrFormat("         %s[%d]: expected %.9g, got %.9g\n", m.tensor(), m.index(), m.expected(),
+                             m.actual());
+    }
+  }
+}
+
+void PrintTimings(const v1::JobResult& result, std::ostream& out) {
+  for (const v1::ShapeTiming& shape : result.timings()) {
+    const v1::Timing& t = shape.timing();
+    out << absl::StrFormat("  time %s: median %.2f us (mean %.2f, std %.2f, min %.2f, p95 %.2f; %d samples)\n",
+                           shape.shape(), t.median_us(), t.mean_us(), t.std_us(), t.min_us(), t.p95_us(),
+                           t.samples());
+  }
+  for (const v1::Speedup& speedup : result.speedups()) {
+    out << absl::StrFormat("  speedup vs %s at %s: %.3fx\n", speedup.baseline(), speedup.shape(), speedup.speedup());
+  }
+}
+
+}  // namespace
+
+std::string ProgressLine(const v1::Job& job) {
+  std::string line = absl::StrCat("job ", job.id(), ": ", StageName(job.stage()));
+  if (job.state() == v1::QUEUED && job.queue_position() > 0) {
+    absl::StrAppend(&line, " (position ", job.queue_position(), ")");
+  } else if (job.progress_total() > 0) {
+    absl::StrAppend(&line, " ", job.progress_done(), "/", job.progress_total());
+  }
+  if (job.attempts() > 1) absl::StrAppend(&line, " [attempt ", job.attempts(), "]");
+  return line;
+}
+
+void PrintReport(const v1::Job& job, std::ostream& out) {
+  if (job.state() != v1::DONE) {
+    out << ProgressLine(job) << "\n";
+    return;
+  }
+  const v1::JobResult& result = job.result();
+  out << "job " << job.id() << " · " << job.problem() << " · " << v1::Verdict_Name(result.verdict()) << "\n";
+  if (!result.message().empty()) out << "  " << result.message() << "\n";
+  if (result.compile_ms() > 0) {
+    out << absl::StrFormat("  compiled in %.0f ms%s\n", result.compile_ms(),
+                           result.cubin_cache_hit() ? " (cubin cache hit)" : "");
+  }
+  if (result.verdict() == v1::COMPILE_ERROR && !result.compile_log().empty()) {
+    out << "  compile log:\n" << result.compile_log() << "\n";
+  }
+  if (!result.cuda_error().empty()) out << "  CUDA error: " << result.cuda_error() << "\n";
+  PrintTests(result, out);
+  PrintTimings(result, out);
+  if (!result.gpu().empty()) out << "  gpu: " << result.gpu() << "\n";
+  if (result.seed() != 0) out << absl::StrFormat("  seed: 0x%016x\n", result.seed());
+}
+
+}  // namespace kjudge::client

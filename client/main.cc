@@ -1,0 +1,60 @@
+// kjudge: the command-line client of kjudge-server.
+#include <cstdlib>
+
+#include "CLI/CLI.hpp"
+#include "client/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace kjudge::client;
+  CliContext cli;
+  const char* env_server = std::getenv("KJUDGE_SERVER");
+  cli.server = env_server != nullptr ? env_server : "127.0.0.1:50051";
+
+  CLI::App app{"kjudge: submit CUDA kernels to a kjudge server and read their verdicts.\n\n"
+               "  kjudge problems                                   list the catalog\n"
+               "  kjudge problem level1/19_ReLU --starter > relu.cu  get a starter file\n"
+               "  kjudge submit relu.cu --problem level1/19_ReLU --wait\n\n"
+               "A submission is CUDA device code plus a launch plan in a /* kjudge-plan ... */\n"
+               "block (or --plan FILE). Exit codes: 0 correct (or compiled), 1 other verdict,\n"
+               "2 bad usage or input, 3 server unreachable or failed, 4 job not finished."};
+  app.require_subcommand(1);
+  app.add_option("--server", cli.server, "kjudge-server address (env KJUDGE_SERVER)")->capture_default_str();
+  app.add_flag("--json", cli.json, "print results as JSON (protobuf JSON, snake_case) on stdout");
+
+  auto* problems = app.add_subcommand("problems", "list the problems");
+
+  ProblemArgs problem_args;
+  auto* problem = app.add_subcommand("problem", "show a problem: description, tensors, shapes");
+  problem->add_option("name", problem_args.name, "problem name, e.g. level1/19_ReLU")->required();
+  problem->add_flag("--starter", problem_args.starter, "print only the starter .cu file");
+  problem->add_flag("--spec", problem_args.spec, "print only the problem spec (TOML)");
+
+  SubmitArgs submit_args;
+  auto* submit = app.add_subcommand("submit", "submit a .cu file (device code + kjudge-plan block)");
+  submit->add_option("file", submit_args.file, "the .cu file")->required();
+  submit->add_option("--problem,-p", submit_args.problem, "problem name")->required();
+  submit->add_option("--plan", submit_args.plan_file, "launch plan file (instead of the block in the source)");
+  submit->add_flag("--wait,-w", submit_args.wait, "follow the job and print its verdict");
+  submit->add_flag("--compile-only", submit_args.compile_only, "only compile (no GPU needed)");
+  submit->add_option("--tag", submit_args.tags, "key=value label for metrics (repeatable)");
+  submit->add_option("--timeout", submit_args.timeout_s, "with --wait: give up waiting after this many seconds");
+
+  JobArgs job_args;
+  auto* job = app.add_subcommand("job", "show a job (its verdict once done)");
+  job->add_option("id", job_args.id, "job id")->required();
+  job->add_flag("--wait,-w", job_args.wait, "follow the job until it is done");
+  job->add_option("--timeout", job_args.timeout_s, "with --wait: give up after this many seconds");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? kOk : kUsage;
+  }
+  cli.Connect();
+  if (*problems) return ListProblems(cli);
+  if (*problem) return ShowProblem(cli, problem_args);
+  if (*submit) return Submit(cli, submit_args);
+  if (*job) return ShowJob(cli, job_args);
+  return kUsage;
+}

@@ -1,0 +1,57 @@
+#include <iostream>
+
+#include "absl/strings/str_format.h"
+#include "client/commands.h"
+#include "proto/proto_json.h"
+
+namespace kjudge::client {
+
+int ListProblems(CliContext& cli) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::ListProblemsResponse response;
+  grpc::Status status = cli.stub->ListProblems(&context, v1::ListProblemsRequest(), &response);
+  if (!status.ok()) return cli.Fail(status, "listing problems");
+  if (cli.json) {
+    std::cout << ToJson(response) << "\n";
+    return kOk;
+  }
+  for (const v1::ProblemSummary& problem : response.problems()) {
+    std::cout << absl::StrFormat("%-50s level %d  %s\n", problem.name(), problem.level(), problem.title());
+  }
+  std::cerr << response.problems_size() << " problems; `kjudge problem NAME` shows one.\n";
+  return kOk;
+}
+
+int ShowProblem(CliContext& cli, const ProblemArgs& args) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::GetProblemRequest request;
+  request.set_name(args.name);
+  v1::Problem problem;
+  grpc::Status status = cli.stub->GetProblem(&context, request, &problem);
+  if (!status.ok()) return cli.Fail(status, "reading the problem");
+  if (cli.json) {
+    std::cout << ToJson(problem) << "\n";
+  } else if (args.starter) {
+    std::cout << problem.starter_file();
+  } else if (args.spec) {
+    std::cout << problem.spec_toml();
+  } else {
+    std::cout << problem.name() << " (level " << problem.level() << "): " << problem.title() << "\n\n"
+              << problem.description() << "\n\ntensors:\n";
+    for (const v1::TensorInfo& tensor : problem.tensors()) {
+      std::string shape;
+      for (const std::string& dim : tensor.shape()) shape += (shape.empty() ? "" : ", ") + dim;
+      std::cout << absl::StrFormat("  %-4s %-8s %-6s [%s]\n", tensor.role(), tensor.name(), tensor.dtype(), shape);
+    }
+    std::cout << "test shapes:";
+    for (const std::string& shape : problem.test_shapes()) std::cout << "  " << shape;
+    std::cout << "\nbenchmark shapes:";
+    for (const std::string& shape : problem.bench_shapes()) std::cout << "  " << shape;
+    std::cout << "\n\nstarter file: kjudge problem " << problem.name() << " --starter > mine.cu\n";
+  }
+  return kOk;
+}
+
+}  // namespace kjudge::client
