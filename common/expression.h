@@ -11,9 +11,10 @@
 //
 // Contract: parsing never throws; errors are absl::InvalidArgumentError whose message starts
 // with "<line>:<column>: " (1-based, relative to the given start position) and says what was
-// expected. Evaluate reports unknown names, division by zero, integer overflow and wrong
-// argument counts as InvalidArgumentError, naming the sub-expression's position. Integer
-// arithmetic stays in int64; any float operand makes the result a double.
+// expected; unknown functions and wrong argument counts are already parse errors. Evaluate
+// reports unknown names, division by zero, integer overflow (and non-finite float results) as
+// InvalidArgumentError, naming the sub-expression's position and text. Integer arithmetic
+// stays in int64; any float operand makes the result a double (cdiv and % need integers).
 #pragma once
 
 #include <cstdint>
@@ -39,13 +40,23 @@ struct Value {
   double f = 0.0;
 
   static Value Int(int64_t v) { return Value{false, v, static_cast<double>(v)}; }
-  static Value Float(double v) { return Value{true, static_cast<int64_t>(v), v}; }
+  // `i` is the truncated value when it fits in int64 (0 otherwise: no UB on huge/NaN input).
+  static Value Float(double v) {
+    const bool fits = v > -9.2e18 && v < 9.2e18;
+    return Value{true, fits ? static_cast<int64_t>(v) : 0, v};
+  }
   double AsDouble() const { return is_float ? f : static_cast<double>(i); }
 };
 
 using Bindings = std::map<std::string, Value, std::less<>>;
 
-struct ExprNode;  // defined in expression.cc
+// One occurrence of a name in an expression.
+struct NameUse {
+  std::string name;
+  SourcePos pos;
+};
+
+struct ExprNode;  // defined in common/expr_node.h (internal)
 
 // An immutable parsed expression; cheap to copy (shared tree).
 class Expr {
@@ -56,6 +67,8 @@ class Expr {
   absl::StatusOr<int64_t> EvaluateInt(const Bindings& bindings) const;
   // The names the expression refers to (not function names).
   std::set<std::string> Names() const;
+  // Every occurrence of a name, in source order, with its position (for error messages).
+  std::vector<NameUse> NameUses() const;
   // Canonical text, e.g. "cdiv(N, 1024) * M".
   std::string ToString() const;
   SourcePos pos() const;
@@ -63,6 +76,8 @@ class Expr {
   // A bare identifier: the expression is exactly one name (a tensor/scratch argument).
   bool IsIdentifier() const;
   std::string Identifier() const;  // "" unless IsIdentifier()
+  // A literal integer expression (printed in decimal), e.g. the default `1` of a dim3.
+  static Expr IntLiteral(int64_t value, SourcePos pos = {});
 
   explicit Expr(std::shared_ptr<const ExprNode> root) : root_(std::move(root)) {}
 

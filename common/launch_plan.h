@@ -65,5 +65,8 @@ struct LaunchPlan {
 };
 
 absl::StatusOr<LaunchPlan> ParseLaunchPlan(std::string_view text, int first_line = 1);
+// Same, with `start` the file position of text[0] (for a plan that starts mid-line, e.g. inside
+// a TOML string); lines after the first count columns from 1.
+absl::StatusOr<LaunchPlan> ParseLaunchPlan(std::string_view text, SourcePos start);
 
 }  // namespace kjudge

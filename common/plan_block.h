@@ -8,7 +8,10 @@
 //
 // Contract: returns nullopt when there is no such block; an error when there are two, or when
 // the block is not closed (with the line of its start). `first_line` is the file line of the
-// plan's first character, for ParseLaunchPlan.
+// plan's first character, for ParseLaunchPlan. When the marker line has nothing after
+// `kjudge-plan`, `text` starts on the next line; otherwise the marker (and what precedes it on
+// its line) is replaced by spaces, so columns in ParseLaunchPlan errors are the file's too.
+// Block comments inside string literals or `//` comments are not looked at.
 #pragma once
 
 #include <optional>

@@ -1,0 +1,59 @@
+#include "common/problem_spec.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace kjudge {
+
+std::string Shape::Label() const {
+  std::string label;
+  auto append = [&label](const std::string& size, int64_t value) {
+    absl::StrAppend(&label, label.empty() ? "" : ",", size, "=", value);
+  };
+  if (order.empty()) {
+    for (const auto& [size, value] : sizes) append(size, value);
+    return label;
+  }
+  for (const std::string& size : order) {
+    const auto it = sizes.find(size);
+    if (it != sizes.end()) append(size, it->second);
+  }
+  return label;
+}
+
+Bindings ProblemSpec::BindingsFor(const Shape& shape) const {
+  Bindings bindings;
+  for (const auto& [size, value] : shape.sizes) bindings[size] = Value::Int(value);
+  for (const ScalarSpec& scalar : scalars) bindings[scalar.name] = scalar.value;
+  return bindings;
+}
+
+absl::StatusOr<int64_t> ProblemSpec::ElementCount(const TensorSpec& tensor,
+                                                  const Shape& shape) const {
+  const Bindings bindings = BindingsFor(shape);
+  int64_t count = 1;
+  for (size_t i = 0; i < tensor.shape.size(); ++i) {
+    absl::StatusOr<int64_t> dim = tensor.shape[i].EvaluateInt(bindings);
+    if (!dim.ok()) return dim.status();
+    if (*dim < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor '", tensor.name, "' dimension ", i, " ('",
+                       tensor.shape[i].ToString(), "') is ", *dim, " at ", shape.Label(),
+                       "; expected a non-negative size"));
+    }
+    if (__builtin_mul_overflow(count, *dim, &count)) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor.name,
+                                                     "' has more than 2^63 elements at ",
+                                                     shape.Label()));
+    }
+  }
+  return count;
+}
+
+const TensorSpec* ProblemSpec::FindTensor(std::string_view tensor_name) const {
+  for (const TensorSpec& tensor : tensors) {
+    if (tensor.name == tensor_name) return &tensor;
+  }
+  return nullptr;
+}
+
+}  // namespace kjudge
