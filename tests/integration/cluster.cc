@@ -1,0 +1,84 @@
+#include "tests/integration/cluster.h"
+
+#include <signal.h>
+
+#include <filesystem>
+#include <thread>
+
+namespace kjudge::testing {
+
+std::string SourcePath(const std::string& relative) { return std::string(KJUDGE_SOURCE_DIR) + "/" + relative; }
+
+Cluster::Cluster(const std::string& name) : port_(FreeLoopbackPort()) {
+  dir_ = (std::filesystem::temp_directory_path() / ("kjudge-it-" + name + "-" + std::to_string(getpid()))).string();
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_);
+}
+
+Cluster::~Cluster() {
+  worker_.reset();
+  server_.reset();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
+}
+
+void Cluster::StartServer(const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = {KJUDGE_SERVER_BIN, "--db", dir_ + "/kjudge.sqlite", "--listen", address(),
+                                   "--problems", SourcePath("problems")};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  server_ = std::make_unique<Subprocess>(argv, dir_ + "/server.log");
+  // Ready when the CLI gets an answer.
+  for (int i = 0; i < 200; ++i) {
+    if (Cli({"problems"}, 5).exit_code == 0) return;
+    ASSERT_TRUE(server_->running()) << "kjudge-server exited:\n" << Logs();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  FAIL() << "kjudge-server did not answer within 10 s:\n" << Logs();
+}
+
+void Cluster::KillServer(int signal) {
+  server_->Signal(signal);
+  server_->Wait(std::chrono::seconds(20));
+  server_.reset();
+}
+
+void Cluster::StartWorker(const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = {KJUDGE_WORKER_BIN, "--server", address(), "--runner", KJUDGE_RUNNER_BIN,
+                                   "--cache-dir", dir_ + "/cubins", "--compile-only"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  worker_ = std::make_unique<Subprocess>(argv, dir_ + "/worker.log");
+}
+
+void Cluster::StopWorker(int signal) {
+  if (!worker_) return;
+  worker_->Signal(signal);
+  worker_->Wait(std::chrono::seconds(30));
+  worker_.reset();
+}
+
+void Cluster::SignalWorker(int signal) {
+  if (worker_) worker_->Signal(signal);
+}
+
+bool Cluster::WaitForLog(const std::string& file, const std::string& text, int timeout_s) {
+  for (int i = 0; i < timeout_s * 20; ++i) {
+    if (ReadFileOrEmpty(dir_ + "/" + file).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+CliResult Cluster::Cli(const std::vector<std::string>& args, int timeout_s) {
+  std::vector<std::string> argv = {KJUDGE_CLI_BIN, "--server", address(), "--json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  CommandResult run = Run(argv, std::chrono::seconds(timeout_s));
+  CliResult result{run.exit_code, run.out, run.err, nlohmann::json()};
+  result.json = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+  return result;
+}
+
+std::string Cluster::Logs() const {
+  return "--- server.log ---\n" + ReadFileOrEmpty(dir_ + "/server.log") + "--- worker.log ---\n" +
+         ReadFileOrEmpty(dir_ + "/worker.log");
+}
+
+}  // namespace kjudge::testing

@@ -1,0 +1,50 @@
+// Cluster: a real kjudge deployment on loopback for tests: kjudge-server on a temporary
+// SQLite file and, on demand, a compile-only kjudge-worker with its kjudge-runner child. The
+// `kjudge` CLI drives it exactly as a user would.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tests/support/subprocess.h"
+
+namespace kjudge::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  nlohmann::json json;  // stdout parsed, when it is JSON
+};
+
+class Cluster {
+ public:
+  explicit Cluster(const std::string& name);
+  ~Cluster();
+
+  void StartServer(const std::vector<std::string>& extra_args = {});
+  void KillServer(int signal);
+  void StartWorker(const std::vector<std::string>& extra_args = {});
+  void StopWorker(int signal);
+  void SignalWorker(int signal);
+  // Waits until the log file in dir() contains `text`.
+  bool WaitForLog(const std::string& file, const std::string& text, int timeout_s);
+  CliResult Cli(const std::vector<std::string>& args, int timeout_s = 120);
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  const std::string& dir() const { return dir_; }
+  std::string Logs() const;
+
+ private:
+  std::string dir_;
+  int port_;
+  std::unique_ptr<Subprocess> server_;
+  std::unique_ptr<Subprocess> worker_;
+};
+
+std::string SourcePath(const std::string& relative);
+
+}  // namespace kjudge::testing

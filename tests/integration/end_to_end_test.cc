@@ -1,0 +1,132 @@
+// End to end without a GPU: real kjudge-server, real compile-only kjudge-worker + kjudge-runner
+// (real NVRTC), real SQLite file, the real CLI over loopback gRPC.
+#include <signal.h>
+
+#include <set>
+
+#include "tests/integration/cluster.h"
+
+namespace kjudge::testing {
+namespace {
+
+std::string Verdict(const CliResult& r) { return r.json.value("/result/verdict"_json_pointer, std::string()); }
+
+class EndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = std::make_unique<Cluster>(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    cluster_->StartServer();
+  }
+  CliResult SubmitAndWait(const std::string& file, const std::string& problem) {
+    return cluster_->Cli({"submit", SourcePath(file), "--problem", problem, "--compile-only", "--wait"});
+  }
+  std::unique_ptr<Cluster> cluster_;
+};
+
+TEST_F(EndToEnd, ExampleSolutionsCompile) {
+  cluster_->StartWorker();
+  for (const std::string problem : {"level1/1_Square_matrix_multiplication_", "level1/19_ReLU", "level1/23_Softmax"}) {
+    CliResult r = SubmitAndWait("problems/" + problem + "/solution.cu", problem);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err << cluster_->Logs();
+    EXPECT_EQ(Verdict(r), "COMPILED") << r.out;
+    EXPECT_EQ(r.json["state"], "DONE");
+    EXPECT_GT(r.json["result"]["compile_ms"].get<double>(), 0.0);
+  }
+}
+
+TEST_F(EndToEnd, CompileErrorReportsNvrtcLineNumbers) {
+  cluster_->StartWorker();
+  CliResult r = SubmitAndWait("tests/gpu/cases/compile_error.cu", "level1/19_ReLU");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(Verdict(r), "COMPILE_ERROR");
+  const std::string log = r.json["result"]["compile_log"];
+  EXPECT_NE(log.find("compile_error.cu(14)"), std::string::npos) << log;
+  EXPECT_NE(log.find("undeclared_value"), std::string::npos) << log;
+}
+
+TEST_F(EndToEnd, BadLaunchPlanIsRejectedWithLineAndColumn) {
+  // Judged at intake: no worker needed.
+  CliResult r = SubmitAndWait("tests/gpu/cases/bad_plan.cu", "level1/19_ReLU");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(Verdict(r), "REJECTED");
+  const std::string message = r.json["result"]["message"];
+  EXPECT_NE(message.find("bad_plan.cu:5:41"), std::string::npos) << message;
+}
+
+TEST_F(EndToEnd, UsageErrorsHaveTheirExitCodes) {
+  CliResult unknown = cluster_->Cli({"submit", SourcePath("problems/level1/19_ReLU/solution.cu"), "--problem", "level1/19_Relu"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("did you mean level1/19_ReLU"), std::string::npos) << unknown.err;
+  CliResult missing = cluster_->Cli({"submit", "/nonexistent.cu", "--problem", "level1/19_ReLU"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("cannot read"), std::string::npos);
+  CliResult bad_id = cluster_->Cli({"job", "abc"});
+  EXPECT_EQ(bad_id.exit_code, 2);
+  Cluster nowhere("nowhere");
+  CliResult down = nowhere.Cli({"problems"}, 30);
+  EXPECT_EQ(down.exit_code, 3);
+  EXPECT_NE(down.err.find("cannot reach"), std::string::npos) << down.err;
+}
+
+TEST_F(EndToEnd, ProblemCommandsShowTheCatalog) {
+  CliResult list = cluster_->Cli({"problems"});
+  ASSERT_EQ(list.exit_code, 0);
+  EXPECT_EQ(list.json["problems"].size(), 3u) << list.out;
+  CliResult relu = cluster_->Cli({"problem", "level1/19_ReLU"});
+  ASSERT_EQ(relu.exit_code, 0);
+  EXPECT_NE(relu.json["description"].get<std::string>().find("ReLU"), std::string::npos);
+  EXPECT_NE(relu.json["starter_file"].get<std::string>().find("kjudge-plan"), std::string::npos);
+  EXPECT_EQ(relu.json["bench_shapes"][0], "M=4096,N=393216");
+}
+
+TEST_F(EndToEnd, SubmissionsSurviveKill9OfTheServer) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 20; ++i) {
+    CliResult r = cluster_->Cli({"submit", SourcePath("problems/level1/19_ReLU/solution.cu"), "--problem",
+                                 "level1/19_ReLU", "--compile-only", "--tag", "run=kill9"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(r.json["state"], "QUEUED");
+    ids.push_back(r.json["id"]);
+  }
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 20u);
+  cluster_->KillServer(SIGKILL);
+  cluster_->StartServer();
+  cluster_->StartWorker();
+  for (const std::string& id : ids) {
+    CliResult r = cluster_->Cli({"job", id, "--wait", "--timeout", "120"});
+    EXPECT_EQ(r.exit_code, 0) << "job " << id << ": " << r.out << r.err << cluster_->Logs();
+    EXPECT_EQ(Verdict(r), "COMPILED");
+    EXPECT_EQ(r.json["tags"]["run"], "kill9");
+  }
+}
+
+TEST_F(EndToEnd, RunningJobOfAKilledWorkerIsRunAgain) {
+  // A worker that dies holding a lease: the job goes back to the queue when the lease expires
+  // and another worker finishes it. The first worker is frozen (SIGSTOP) while its long-poll
+  // LeaseJob call is open, so the server leases the job to it and it can never answer.
+  cluster_->KillServer(SIGTERM);
+  cluster_->StartServer({"--lease-seconds", "2"});
+  cluster_->StartWorker();
+  ASSERT_TRUE(cluster_->WaitForLog("worker.log", "registered with", 30)) << cluster_->Logs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  cluster_->SignalWorker(SIGSTOP);
+  CliResult submitted = cluster_->Cli({"submit", SourcePath("problems/level1/23_Softmax/solution.cu"), "--problem",
+                                       "level1/23_Softmax", "--compile-only"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  const std::string id = submitted.json["id"];
+  bool leased = false;
+  for (int i = 0; i < 100 && !leased; ++i) {
+    leased = cluster_->Cli({"job", id}).json["state"] == "RUNNING";
+    if (!leased) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(leased) << "the frozen worker never got the lease:\n" << cluster_->Logs();
+  cluster_->StopWorker(SIGKILL);
+  cluster_->StartWorker();
+  CliResult r = cluster_->Cli({"job", id, "--wait", "--timeout", "60"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << cluster_->Logs();
+  EXPECT_EQ(Verdict(r), "COMPILED");
+  EXPECT_EQ(r.json["attempts"], 2);
+}
+
+}  // namespace
+}  // namespace kjudge::testing
