@@ -135,7 +135,9 @@ class SpecParser {
     for (const auto& [key, value] : **table) {
       const std::string key_path = TomlReader::Join(path, key.str());
       if (std::find(spec_.sizes.begin(), spec_.sizes.end(), key.str()) == spec_.sizes.end()) {
-        return r_.Error(value, key_path,
+        const SourcePos key_pos{static_cast<int>(key.source().begin.line),
+                                static_cast<int>(key.source().begin.column)};
+        return r_.Error(key_pos, key_path,
                         absl::StrCat("unknown size '", ToAbsl(key.str()), "'; expected one of: ",
                                      absl::StrJoin(spec_.sizes, ", ")));
       }

@@ -1,0 +1,221 @@
+#include "common/problem_spec.h"
+
+#include "spec_fixture.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+using ::kjudge::testing::kValidSpec;
+using ::kjudge::testing::Message;
+using ::kjudge::testing::Replace;
+using ::kjudge::testing::SpecWith;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr std::string_view kOrigin = "problems/level1/99_RowSum/problem.toml";
+
+absl::StatusOr<ProblemSpec> Parse(std::string_view text) { return ParseProblemSpec(text, kOrigin); }
+
+TEST(ProblemSpecTest, ParsesAFullSpec) {
+  absl::StatusOr<ProblemSpec> spec = Parse(kValidSpec);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->name, "level1/99_RowSum");
+  EXPECT_EQ(spec->level, 1);
+  EXPECT_EQ(spec->title, "Row sum");
+  EXPECT_EQ(spec->description, "Sum each row of X (M x N) into Y, scaled by alpha.");
+  EXPECT_EQ(spec->sizes, (std::vector<std::string>{"M", "N"}));
+  ASSERT_EQ(spec->test_shapes.size(), 2u);
+  EXPECT_EQ(spec->test_shapes[1].sizes.at("N"), 37);
+  EXPECT_EQ(spec->test_shapes[1].Label(), "M=3,N=37");
+  ASSERT_EQ(spec->bench_shapes.size(), 1u);
+  EXPECT_EQ(spec->bench_shapes[0].Label(), "M=4096,N=393216");
+  EXPECT_EQ(spec->example_file, "solution.cu");
+
+  ASSERT_EQ(spec->tensors.size(), 2u);
+  const TensorSpec& x = spec->tensors[0];
+  EXPECT_EQ(x.name, "X");
+  EXPECT_EQ(x.dtype, DType::kF32);
+  EXPECT_EQ(x.role, TensorRole::kIn);
+  EXPECT_EQ(x.init.dist, InitSpec::Dist::kNormal);
+  EXPECT_EQ(x.init.a, 0.0);
+  EXPECT_EQ(x.init.b, 1.0);
+  ASSERT_EQ(x.shape.size(), 2u);
+  EXPECT_EQ(x.shape[1].ToString(), "N");
+  EXPECT_EQ(spec->tensors[1].role, TensorRole::kOut);
+
+  ASSERT_EQ(spec->scalars.size(), 1u);
+  EXPECT_EQ(spec->scalars[0].name, "alpha");
+  EXPECT_TRUE(spec->scalars[0].value.is_float);
+  EXPECT_DOUBLE_EQ(spec->scalars[0].value.f, 0.5);
+
+  EXPECT_EQ(spec->reference_source_file, "reference.cu");
+  EXPECT_EQ(spec->reference_plan.scratch.size(), 1u);
+  ASSERT_EQ(spec->reference_plan.launches.size(), 2u);
+  // The plan's positions are file positions: the plan text starts on line 32.
+  EXPECT_EQ(spec->reference_plan.first_line, 32);
+  EXPECT_EQ(spec->reference_plan.launches[0].pos.line, 33);
+
+  EXPECT_DOUBLE_EQ(spec->tolerance.atol, 1e-5);
+  EXPECT_DOUBLE_EQ(spec->tolerance.rtol, 1e-5);
+  EXPECT_DOUBLE_EQ(spec->tolerance.rel_l2, 1e-4);
+  EXPECT_EQ(spec->cost.flops.ToString(), "M * N");
+
+  ASSERT_EQ(spec->baselines.size(), 1u);
+  EXPECT_EQ(spec->baselines[0].kind, "cub_segmented_reduce");
+  EXPECT_EQ(spec->baselines[0].params.at("out"), "Y");
+}
+
+TEST(ProblemSpecTest, BindingsElementCountsAndLookup) {
+  absl::StatusOr<ProblemSpec> spec = Parse(kValidSpec);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const Shape& shape = spec->test_shapes[1];
+  const Bindings b = spec->BindingsFor(shape);
+  EXPECT_EQ(b.at("M").i, 3);
+  EXPECT_FALSE(b.at("M").is_float);
+  EXPECT_TRUE(b.at("alpha").is_float);
+  EXPECT_DOUBLE_EQ(b.at("alpha").f, 0.5);
+  EXPECT_EQ(spec->ElementCount(spec->tensors[0], shape).value(), 111);
+  EXPECT_EQ(spec->ElementCount(spec->tensors[1], shape).value(), 3);
+  EXPECT_EQ(spec->cost.bytes.EvaluateInt(b).value(), 4 * 111 + 12);
+  ASSERT_NE(spec->FindTensor("Y"), nullptr);
+  EXPECT_EQ(spec->FindTensor("Y")->name, "Y");
+  EXPECT_EQ(spec->FindTensor("Z"), nullptr);
+  EXPECT_EQ(spec->reference_plan.launches[1].NameExpression(b).value(), "row_finish<256>");
+}
+
+TEST(ProblemSpecTest, ShapeLabelFollowsOrder) {
+  Shape shape;
+  shape.sizes = {{"A", 1}, {"B", 2}, {"C", 3}};
+  EXPECT_EQ(shape.Label(), "A=1,B=2,C=3");
+  shape.order = {"C", "A", "B"};
+  EXPECT_EQ(shape.Label(), "C=3,A=1,B=2");
+}
+
+TEST(ProblemSpecTest, ElementCountOverflowIsAnError) {
+  absl::StatusOr<ProblemSpec> spec = Parse(kValidSpec);
+  ASSERT_TRUE(spec.ok());
+  Shape huge;
+  huge.sizes = {{"M", int64_t{1} << 40}, {"N", int64_t{1} << 40}};
+  EXPECT_THAT(Message(spec->ElementCount(spec->tensors[0], huge)), HasSubstr("has more than 2^63 elements at M=1099511627776"));
+}
+
+TEST(ProblemSpecTest, IntegerScalarsAndUniformInit) {
+  std::string text = SpecWith("init = { dist = \"normal\", mean = 0.0, std = 1.0 }",
+                              "init = { dist = \"uniform\", low = -2, high = 2.5 }");
+  Replace(text, "dtype = \"f32\"\nvalue = 0.5", "dtype = \"i64\"\nvalue = 7");
+  absl::StatusOr<ProblemSpec> spec = Parse(text);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->scalars[0].value.is_float);
+  EXPECT_EQ(spec->scalars[0].value.i, 7);
+  EXPECT_EQ(spec->BindingsFor(spec->test_shapes[0]).at("alpha").i, 7);
+  EXPECT_EQ(spec->tensors[0].init.dist, InitSpec::Dist::kUniform);
+  EXPECT_EQ(spec->tensors[0].init.a, -2.0);
+  EXPECT_EQ(spec->tensors[0].init.b, 2.5);
+}
+
+TEST(ProblemSpecTest, OptionalKeysMayBeAbsent) {
+  std::string text = SpecWith("example = \"solution.cu\"\n", "");
+  text = text.substr(0, text.find("[[baseline]]"));
+  Replace(text, "[[scalar]]\nname = \"alpha\"\ndtype = \"f32\"\nvalue = 0.5\n", "");
+  Replace(text, ", alpha);", ");");
+  absl::StatusOr<ProblemSpec> spec = Parse(text);
+  ASSERT_TRUE(spec.ok()) << spec.status() << "\n" << text;
+  EXPECT_EQ(spec->example_file, "");
+  EXPECT_TRUE(spec->scalars.empty());
+  EXPECT_TRUE(spec->baselines.empty());
+}
+
+struct BrokenCase {
+  std::string name;
+  std::string from;
+  std::string to;
+  std::string expected;  // the exact message, or a prefix of it
+};
+
+class BrokenSpecTest : public ::testing::TestWithParam<BrokenCase> {};
+
+TEST_P(BrokenSpecTest, ReportsFileKeyAndExpectation) {
+  const BrokenCase& c = GetParam();
+  absl::StatusOr<ProblemSpec> spec = Parse(SpecWith(c.from, c.to));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(spec), StartsWith(std::string(kOrigin) + ":" + c.expected));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BrokenSpecTest,
+    ::testing::Values(
+        BrokenCase{"MissingTolerance", "rtol = 1e-5\n", "",
+                   "37:1: tolerance.rtol: missing required key 'tolerance.rtol'"},
+        BrokenCase{"MissingTitle", "title = \"Row sum\"\n", "",
+                   "1:1: title: missing required key 'title'"},
+        BrokenCase{"UnknownSizeInShape", "shape = [\"M\", \"N\"]", "shape = [\"M\", \"K * 2\"]",
+                   "14:16: tensor[0].shape[1]: unknown size 'K' in 'K * 2'; expected one of the "
+                   "sizes: M, N"},
+        BrokenCase{"ShapeExpressionSyntax", "shape = [\"M\", \"N\"]", "shape = [\"M\", \"N *\"]",
+                   "14:19: tensor[0].shape[1]: expected an expression (a number, a name or '('), found end of input"},
+        BrokenCase{"ShapeMissingASize", "{ M = 3, N = 37 }", "{ M = 3 }",
+                   "7:35: test_shapes[1]: missing size 'N'; every shape must give every size (M, "
+                   "N)"},
+        BrokenCase{"ShapeWithUnknownSize", "{ M = 3, N = 37 }", "{ M = 3, N = 37, K = 2 }",
+                   "7:52: test_shapes[1].K: unknown size 'K'; expected one of: M, N"},
+        BrokenCase{"ShapeSizeZero", "{ M = 1, N = 1 }", "{ M = 0, N = 1 }",
+                   "7:23: test_shapes[0].M: expected an integer >= 1, found 0"},
+        BrokenCase{"NoBenchShapes", "bench_shapes = [ { M = 4096, N = 393216 } ]",
+                   "bench_shapes = []", "8:16: bench_shapes: expected at least one shape"},
+        BrokenCase{"BadDtype", "dtype = \"f32\"\nshape = [\"M\"]", "dtype = \"float\"\nshape = [\"M\"]",
+                   "20:9: tensor[1].dtype: unknown dtype 'float'; expected one of f32, f16"},
+        BrokenCase{"BadRole", "role = \"out\"", "role = \"output\"",
+                   "22:8: tensor[1].role: unknown role 'output'; expected \"in\" or \"out\""},
+        BrokenCase{"InputWithoutInit", "init = { dist = \"normal\", mean = 0.0, std = 1.0 }\n", "",
+                   "11:1: tensor[0].init: missing required key 'tensor[0].init'"},
+        BrokenCase{"BadDistribution", "dist = \"normal\"", "dist = \"gauss\"",
+                   "16:17: tensor[0].init.dist: unknown distribution 'gauss'"},
+        BrokenCase{"NonPositiveStd", "std = 1.0", "std = 0.0",
+                   "16:8: tensor[0].init: expected std > 0"},
+        BrokenCase{"DuplicateName", "name = \"Y\"", "name = \"X\"",
+                   "19:8: tensor[1].name: name 'X' is already used by tensor[0].name"},
+        BrokenCase{"TensorNamedLikeASize", "name = \"Y\"", "name = \"M\"",
+                   "19:8: tensor[1].name: name 'M' is already used by sizes[0]"},
+        BrokenCase{"NotAnIdentifier", "sizes = [\"M\", \"N\"]", "sizes = [\"M\", \"2N\"]",
+                   "6:15: sizes[1]: '2N' is not a valid name; expected a C identifier"},
+        BrokenCase{"WrongType", "level = 1", "level = \"one\"",
+                   "2:9: level: expected an integer, found a string"},
+        BrokenCase{"UnknownTopLevelKey", "[tolerance]", "[tolerence]",
+                   "37:2: tolerence: unknown key 'tolerence'; expected one of: name, level"},
+        BrokenCase{"NegativeTolerance", "atol = 1e-5", "atol = -1.0",
+                   "38:8: tolerance.atol: expected a tolerance >= 0, found -1"},
+        BrokenCase{"BadReferencePlanSyntax", "row_finish<256><<<M, 256, 0>>>",
+                   "row_finish<256><<<M, 256, 0>>",
+                   "34:28: reference.plan: expected '>>>' to close the launch configuration, "
+                   "found '>>'"},
+        BrokenCase{"ReferencePlanUnknownName", "(partial, Y, M, cdiv(N, 1024))",
+                   "(partial, Z, M, cdiv(N, 1024))",
+                   "34:41: reference.plan: unknown name 'Z' in argument 2 of 'row_finish'; "
+                   "expected a tensor (X, Y) or a scratch buffer (partial) or a size (M, N) or a "
+                   "scalar (alpha)"},
+        BrokenCase{"ReferencePlanTensorInGrid", "<<<M, 256, 0>>>", "<<<X, 256, 0>>>",
+                   "34:19: reference.plan: tensor 'X' is a pointer and cannot be used in the grid "
+                   "size of 'row_finish'"},
+        BrokenCase{"ReferencePlanScratchShadowsTensor", "scratch partial : f32",
+                   "scratch X : f32",
+                   "32:1: reference.plan: scratch buffer 'X' has the name of a tensor"},
+        BrokenCase{"ReferencePlanDivisionByZeroAtAShape", "row_finish<256>", "row_finish<256 / (M - 1)>",
+                   "34:16: reference.plan at M=1,N=1: division by zero in '256 / (M - 1)'"},
+        BrokenCase{"ReferencePlanZeroGrid", "<<<M, 256, 0>>>", "<<<M - 1, 256, 0>>>",
+                   "34:19: reference.plan at M=1,N=1: 'M - 1' is 0; expected a grid/block size >= 1"},
+        BrokenCase{"CostUnknownSize", "flops = \"M * N\"", "flops = \"M * K\"",
+                   "43:14: cost.flops: unknown size 'K' in 'M * K'"},
+        BrokenCase{"TomlSyntax", "level = 1", "level = = 1",
+                   "2:9: invalid TOML: "},
+        BrokenCase{"NoOutputTensor", "role = \"out\"", "role = \"in\"\ninit = { dist = \"uniform\", low = 0, high = 1 }",
+                   "11:1: tensor: no tensor has role = \"out\"; expected at least one output"},
+        BrokenCase{"InitOnOutput", "role = \"out\"", "role = \"out\"\ninit = { dist = \"uniform\", low = 0, high = 1 }",
+                   "23:8: tensor[1].init: an output tensor has no init"},
+        BrokenCase{"IntScalarWithFloatValue", "dtype = \"f32\"\nvalue = 0.5", "dtype = \"i32\"\nvalue = 0.5",
+                   "27:9: scalar[0].value: expected an integer, found a float"}),
+    [](const ::testing::TestParamInfo<BrokenCase>& param) { return param.param.name; });
+
+}  // namespace
+}  // namespace kjudge
