@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
-#include "spdlog/spdlog.h"
+#include "common/log.h"
 
 namespace kjudge::server {
 namespace {

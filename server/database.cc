@@ -7,7 +7,7 @@
 namespace kjudge::server {
 namespace {
 
-absl::Status SqliteError(sqlite3* db, std::string_view what) {
+absl::Status SqliteError(sqlite3* db, absl::string_view what) {
   return absl::InternalError(absl::StrCat("sqlite: ", what, ": ", sqlite3_errmsg(db)));
 }
 
@@ -50,7 +50,7 @@ absl::StatusOr<Statement> Database::Prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
       SQLITE_OK) {
-    return SqliteError(db_, absl::StrCat("prepare '", sql.substr(0, 120), "'"));
+    return SqliteError(db_, absl::StrCat("prepare '", std::string(sql.substr(0, 120)), "'"));
   }
   return Statement(db_, stmt);
 }

@@ -10,7 +10,7 @@
 #include "server/client_service.h"
 #include "server/migrations.h"
 #include "server/worker_service.h"
-#include "spdlog/spdlog.h"
+#include "common/log.h"
 
 namespace kjudge::server {
 namespace {

@@ -1,7 +1,7 @@
 #include "server/migrations.h"
 
 #include "absl/strings/str_cat.h"
-#include "spdlog/spdlog.h"
+#include "common/log.h"
 
 namespace kjudge::server {
 namespace {
@@ -29,12 +29,12 @@ absl::Status ApplyMigrations(Database& db, const std::vector<Migration>& migrati
     if (migration.version <= *current) continue;
     absl::StatusOr<Transaction> txn = Transaction::Begin(db);
     if (!txn.ok()) return txn.status();
-    absl::Status status = db.Execute(migration.sql);
+    absl::Status status = db.Execute(migration.sql);  // NOLINT
     if (status.ok()) status = db.Execute(absl::StrCat("PRAGMA user_version = ", migration.version));
     if (status.ok()) status = txn->Commit();
     if (!status.ok()) {
       return absl::InternalError(
-          absl::StrCat("migration ", migration.version, " (", migration.name, ") failed: ", status.message()));
+          absl::StrCat("migration ", migration.version, " (", std::string(migration.name), ") failed: ", status.message()));
     }
     spdlog::info("applied schema migration {} ({})", migration.version, migration.name);
   }

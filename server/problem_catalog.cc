@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/match.h"
+#include "absl/strings/ascii.h"
 
 namespace kjudge::server {
 namespace {
@@ -76,10 +76,12 @@ std::vector<v1::ProblemSummary> ProblemCatalog::List() const {
 std::vector<std::string> ProblemCatalog::Suggest(const std::string& name) const {
   // A problem matches when either name contains the other's last path component, e.g.
   // "ReLU" or "19_ReLU" for "level1/19_ReLU".
-  const std::string tail = name.substr(name.find_last_of('/') + 1);
+  const std::string tail = absl::AsciiStrToLower(name.substr(name.find_last_of('/') + 1));
   std::vector<std::string> out;
   for (const auto& [candidate, entry] : entries_) {
-    if (!tail.empty() && absl::StrContainsIgnoreCase(candidate, tail)) out.push_back(candidate);
+    if (!tail.empty() && absl::AsciiStrToLower(candidate).find(tail) != std::string::npos) {
+      out.push_back(candidate);
+    }
   }
   return out;
 }

@@ -2,7 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "spdlog/spdlog.h"
+#include "common/log.h"
 
 namespace kjudge::worker {
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
-#include "spdlog/spdlog.h"
+#include "common/log.h"
 #include "worker/worker_loop.h"
 
 namespace {

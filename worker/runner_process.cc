@@ -16,7 +16,7 @@
 namespace kjudge::worker {
 namespace {
 
-absl::Status Errno(std::string_view what) {
+absl::Status Errno(absl::string_view what) {
   return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
 }
 

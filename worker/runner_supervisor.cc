@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/proto_json.h"
-#include "spdlog/spdlog.h"
+#include "common/log.h"
 
 namespace kjudge::worker {
 namespace {

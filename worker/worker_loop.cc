@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "spdlog/spdlog.h"
+#include "common/log.h"
 #include "worker/lease_keeper.h"
 
 namespace kjudge::worker {

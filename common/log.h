@@ -1,0 +1,15 @@
+// Logging for every kjudge process: spdlog, plus a formatter so absl::string_view (what
+// absl::Status::message() returns; Debian's Abseil does not alias it to std::string_view)
+// can be logged directly. Include this instead of spdlog/spdlog.h.
+#pragma once
+
+#include "absl/strings/string_view.h"
+#include "spdlog/spdlog.h"
+
+template <>
+struct fmt::formatter<absl::string_view> : fmt::formatter<fmt::string_view> {
+  template <typename Context>
+  auto format(absl::string_view text, Context& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(fmt::string_view(text.data(), text.size()), ctx);
+  }
+};
