@@ -1,0 +1,152 @@
+#include "common/output_comparison.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+
+namespace kjudge {
+namespace {
+
+struct TensorTally {
+  int64_t unwritten = 0;
+  int64_t first_unwritten = -1;
+  int64_t nonfinite = 0;
+  int64_t mismatches = 0;
+  double diff_sq = 0.0;
+  double ref_sq = 0.0;
+  int64_t compared = 0;
+};
+
+bool IsPoisoned(const std::vector<bool>& poisoned, size_t i) {
+  return !poisoned.empty() && poisoned[i];
+}
+
+// True when every written element of `actual` is the same value.
+bool AllEqual(std::span<const double> actual, const std::vector<bool>& poisoned) {
+  bool seen = false;
+  double first = 0.0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (IsPoisoned(poisoned, i)) continue;
+    if (!seen) {
+      first = actual[i];
+      seen = true;
+    } else if (actual[i] != first) {
+      return false;
+    }
+  }
+  return seen;
+}
+
+// True when no single constant can be within tolerance of every expected element.
+bool ReferenceVaries(std::span<const double> expected, const ComparisonTolerance& tol) {
+  if (expected.size() < 2) return false;
+  double lo = expected[0];
+  double hi = expected[0];
+  double max_abs = 0.0;
+  for (double e : expected) {
+    if (!std::isfinite(e)) continue;
+    lo = std::min(lo, e);
+    hi = std::max(hi, e);
+    max_abs = std::max(max_abs, std::fabs(e));
+  }
+  return hi - lo > 2.0 * (tol.atol + tol.rtol * max_abs);
+}
+
+}  // namespace
+
+OutputComparator::OutputComparator(ComparisonTolerance tolerance, size_t max_reported)
+    : tolerance_(tolerance), max_reported_(max_reported) {}
+
+void OutputComparator::AppendDetail(const std::string& sentence) {
+  result_.passed = false;
+  if (!result_.detail.empty()) result_.detail += " ";
+  result_.detail += sentence;
+}
+
+void OutputComparator::RecordMismatch(std::string_view name, int64_t index, double expected,
+                                      double actual) {
+  ++result_.mismatch_count;
+  if (result_.first_mismatches.size() < max_reported_) {
+    result_.first_mismatches.push_back({std::string(name), index, expected, actual});
+  }
+}
+
+void OutputComparator::AddTensor(std::string_view name, std::span<const double> actual,
+                                 std::span<const double> expected,
+                                 const std::vector<bool>& poisoned) {
+  if (actual.size() != expected.size() || (!poisoned.empty() && poisoned.size() != actual.size())) {
+    AppendDetail(absl::StrFormat("%s: %d elements produced, %d expected.", name, actual.size(),
+                                 expected.size()));
+    return;
+  }
+  result_.element_count += static_cast<int64_t>(actual.size());
+  TensorTally t;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const auto index = static_cast<int64_t>(i);
+    if (IsPoisoned(poisoned, i)) {
+      if (t.unwritten++ == 0) t.first_unwritten = index;
+      continue;
+    }
+    const double a = actual[i];
+    const double e = expected[i];
+    if (!std::isfinite(a) || !std::isfinite(e)) {
+      ++t.nonfinite;
+      ++t.mismatches;
+      RecordMismatch(name, index, e, a);
+      continue;
+    }
+    const double diff = std::fabs(a - e);
+    result_.max_abs_error = std::max(result_.max_abs_error, diff);
+    if (e != 0.0) result_.max_rel_error = std::max(result_.max_rel_error, diff / std::fabs(e));
+    t.diff_sq += diff * diff;
+    t.ref_sq += e * e;
+    ++t.compared;
+    if (!(diff <= tolerance_.atol + tolerance_.rtol * std::fabs(e))) {
+      ++t.mismatches;
+      RecordMismatch(name, index, e, a);
+    }
+  }
+  result_.unwritten_count += t.unwritten;
+  result_.nonfinite_count += t.nonfinite;
+
+  if (t.unwritten > 0) {
+    AppendDetail(absl::StrFormat("%s: %d of %d elements never written (first at flat index %d).",
+                                 name, t.unwritten, actual.size(), t.first_unwritten));
+  }
+  if (t.nonfinite > 0) {
+    AppendDetail(absl::StrFormat("%s: %d non-finite values (NaN/Inf never pass).", name,
+                                 t.nonfinite));
+  }
+  const int64_t elementwise = t.mismatches - t.nonfinite;
+  if (elementwise > 0) {
+    AppendDetail(absl::StrFormat("%s: %d elements outside |out - ref| <= %g + %g * |ref|.", name,
+                                 elementwise, tolerance_.atol, tolerance_.rtol));
+  }
+  double rel_l2 = 0.0;
+  bool l2_ok = true;
+  if (t.ref_sq > 0.0) {
+    rel_l2 = std::sqrt(t.diff_sq) / std::sqrt(t.ref_sq);
+    l2_ok = rel_l2 <= tolerance_.rel_l2;
+  } else if (t.compared > 0) {
+    rel_l2 = std::sqrt(t.diff_sq / static_cast<double>(t.compared));
+    l2_ok = rel_l2 <= tolerance_.atol;
+  }
+  result_.rel_l2_error = std::max(result_.rel_l2_error, rel_l2);
+  if (!l2_ok) {
+    AppendDetail(t.ref_sq > 0.0
+                     ? absl::StrFormat("%s: relative L2 error %g exceeds %g.", name, rel_l2,
+                                       tolerance_.rel_l2)
+                     : absl::StrFormat("%s: reference is all zero and RMS error %g exceeds %g.",
+                                       name, rel_l2, tolerance_.atol));
+  }
+  if (actual.size() >= 2 && t.unwritten == 0 && AllEqual(actual, poisoned) &&
+      ReferenceVaries(expected, tolerance_)) {
+    result_.degenerate = true;
+    AppendDetail(absl::StrFormat("%s: degenerate output, every element is %g while the "
+                                 "reference varies.",
+                                 name, actual[0]));
+  }
+}
+
+}  // namespace kjudge

@@ -1,0 +1,77 @@
+// OutputComparison: the host-side rules that decide whether a candidate's output tensors match
+// the trusted reference's (SPEC §5, steps 3 and 4). Pure C++, no CUDA, so CI tests every rule.
+//
+// Contract, per output tensor (values already converted to double; `poisoned[i]` says that
+// element i still holds the poison bit pattern it was filled with before the candidate ran):
+//   * a poisoned element is UNWRITTEN: counted in unwritten_count, never a pass, and left out
+//     of the error statistics;
+//   * a NaN or Inf in either actual or expected never passes (counted in nonfinite_count and
+//     as a mismatch);
+//   * element i passes iff |actual - expected| <= atol + rtol * |expected|;
+//   * the tensor's relative L2 error ||actual - expected|| / ||expected|| must be <= rel_l2;
+//     when ||expected|| == 0 the bound is instead RMS(actual - expected) <= atol, and
+//     rel_l2_error reports that RMS;
+//   * a degenerate output (>= 2 elements, every element the same value, while the reference
+//     spans more than one tolerance band) fails even if the bounds above somehow held.
+// Statistics over all tensors: max abs error, max rel error (over elements with expected != 0),
+// max rel L2 error, mismatch count, and the first `max_reported` mismatches in tensor order.
+// Precedence of the failure detail: unwritten, then non-finite, then elementwise/L2/degenerate.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kjudge {
+
+struct ComparisonTolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+  double rel_l2 = 0.0;
+};
+
+struct MismatchRecord {
+  std::string tensor;
+  int64_t index = 0;
+  double expected = 0.0;
+  double actual = 0.0;
+};
+
+struct ComparisonResult {
+  bool passed = true;
+  int64_t element_count = 0;
+  int64_t unwritten_count = 0;
+  int64_t nonfinite_count = 0;
+  int64_t mismatch_count = 0;  // elementwise failures, non-finite included, unwritten excluded
+  double max_abs_error = 0.0;
+  double max_rel_error = 0.0;
+  double rel_l2_error = 0.0;  // the worst tensor's
+  bool degenerate = false;
+  std::vector<MismatchRecord> first_mismatches;
+  std::string detail;  // "" when passed; otherwise one sentence per failing tensor rule
+};
+
+// Accumulates tensors one by one; Result() may be read at any time.
+class OutputComparator {
+ public:
+  explicit OutputComparator(ComparisonTolerance tolerance, size_t max_reported = 10);
+
+  // `poisoned` may be empty (no element poisoned); otherwise it has actual.size() entries.
+  // actual and expected must have the same size; a size mismatch fails the tensor.
+  void AddTensor(std::string_view name, std::span<const double> actual,
+                 std::span<const double> expected, const std::vector<bool>& poisoned);
+
+  const ComparisonResult& Result() const { return result_; }
+
+ private:
+  void AppendDetail(const std::string& sentence);
+  void RecordMismatch(std::string_view name, int64_t index, double expected, double actual);
+
+  ComparisonTolerance tolerance_;
+  size_t max_reported_;
+  ComparisonResult result_;
+};
+
+}  // namespace kjudge

@@ -1,0 +1,44 @@
+// CubinCache: a directory of compiled cubins keyed by everything that determines them.
+//
+// Contract: Key() = sha256 over (source, NVRTC options joined by '\n', arch, NVRTC version,
+// sorted+deduplicated name expressions), each field length-prefixed so no two inputs collide.
+// An entry is two files, <key>.cubin and <key>.json ({"cubin_sha256", "cubin_size",
+// "lowered_names"}); each is written to a temporary file and renamed into place, the JSON last,
+// so a reader never sees a half-written entry. Lookup() returns nullopt on a miss and also on
+// any unreadable or inconsistent entry (corrupt file, size or digest mismatch): a corrupt entry
+// is just a miss and is overwritten by the next Store(). A disabled cache (empty dir) always
+// misses and stores nothing. Store() failures are logged and ignored (the cache is an
+// optimisation). Safe across processes (atomic rename); not thread-safe within one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "worker/runner/nvrtc_compiler.h"
+
+namespace kjudge::runner {
+
+class CubinCache {
+ public:
+  explicit CubinCache(std::string dir);  // creates the directory when missing; "" = disabled
+
+  static std::string Key(std::string_view source, const std::vector<std::string>& options,
+                         std::string_view arch, std::string_view nvrtc_version,
+                         std::vector<std::string> name_expressions);
+
+  std::optional<CompiledProgram> Lookup(const std::string& key) const;
+  void Store(const std::string& key, const CompiledProgram& program) const;
+  bool enabled() const { return !dir_.empty(); }
+
+ private:
+  std::string dir_;
+};
+
+// Compile through the cache: a hit skips NVRTC (outcome.cache_hit = true, compile_ms is the
+// lookup time); a successful compile is stored. Compile errors are never cached.
+absl::StatusOr<CompileOutcome> CompileCached(const CompileRequest& request,
+                                             const CubinCache& cache);
+
+}  // namespace kjudge::runner

@@ -1,0 +1,110 @@
+#include "worker/runner/device_tensors.h"
+
+#include "worker/runner/str_util.h"
+#include "worker/runner/runner_error.h"
+
+namespace kjudge::runner {
+namespace {
+
+absl::StatusOr<int64_t> Count(const ProblemSpec& spec, const TensorSpec& t, const Shape& shape) {
+  absl::StatusOr<int64_t> count = spec.ElementCount(t, shape);
+  if (!count.ok()) {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           Cat("tensor ", t.name, " at ", shape.Label(), ": ",
+                                        std::string(count.status().message())));
+  }
+  return count;
+}
+
+}  // namespace
+
+absl::StatusOr<size_t> TensorSet::BytesNeeded(const ProblemSpec& spec, const Shape& shape) {
+  size_t total = 0;
+  for (const TensorSpec& t : spec.tensors) {
+    KJ_ASSIGN_OR_RETURN(int64_t count, Count(spec, t, shape));
+    total += static_cast<size_t>(count) * DTypeSize(t.dtype);
+  }
+  return total;
+}
+
+absl::StatusOr<TensorSet> TensorSet::Allocate(const ProblemSpec& spec, const Shape& shape) {
+  TensorSet set;
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const TensorSpec& t = spec.tensors[i];
+    Entry e;
+    e.spec = &t;
+    e.index = static_cast<uint32_t>(i);
+    KJ_ASSIGN_OR_RETURN(e.count, Count(spec, t, shape));
+    KJ_ASSIGN_OR_RETURN(e.buffer, DeviceBuffer::Allocate(static_cast<size_t>(e.count) *
+                                                             DTypeSize(t.dtype),
+                                                         Cat("tensor ", t.name)));
+    set.pointers_[t.name] = e.buffer.get();
+    set.entries_.push_back(std::move(e));
+  }
+  return set;
+}
+
+absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, uint64_t seed,
+                                       cudaStream_t stream) {
+  for (Entry& e : entries_) {
+    if (e.spec->role != TensorRole::kIn) continue;
+    KJ_RETURN_IF_ERROR(utils.FillRandom(e.buffer.get(), e.spec->dtype, e.count, seed, e.index,
+                                        e.spec->init, stream));
+  }
+  return SyncStatus(cudaStreamSynchronize(stream), "input generation");
+}
+
+absl::Status TensorSet::PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream) {
+  for (Entry& e : entries_) {
+    if (e.spec->role != TensorRole::kOut) continue;
+    KJ_RETURN_IF_ERROR(utils.Poison(e.buffer.get(), e.spec->dtype, e.count, stream));
+  }
+  return SyncStatus(cudaStreamSynchronize(stream), "output poisoning");
+}
+
+absl::StatusOr<std::vector<uint64_t>> TensorSet::InputChecksums(DeviceUtilities& utils,
+                                                                cudaStream_t stream) {
+  std::vector<uint64_t> sums;
+  for (Entry& e : entries_) {
+    if (e.spec->role != TensorRole::kIn) continue;
+    KJ_ASSIGN_OR_RETURN(uint64_t sum, utils.Checksum(e.buffer.get(),
+                                                     static_cast<size_t>(e.count) *
+                                                         DTypeSize(e.spec->dtype),
+                                                     stream));
+    sums.push_back(sum);
+  }
+  return sums;
+}
+
+std::vector<std::string> TensorSet::InputNames() const {
+  std::vector<std::string> names;
+  for (const Entry& e : entries_) {
+    if (e.spec->role == TensorRole::kIn) names.push_back(e.spec->name);
+  }
+  return names;
+}
+
+absl::StatusOr<std::vector<HostTensor>> TensorSet::CopyOutputs(cudaStream_t stream) const {
+  std::vector<HostTensor> out;
+  for (const Entry& e : entries_) {
+    if (e.spec->role != TensorRole::kOut) continue;
+    HostTensor h;
+    h.name = e.spec->name;
+    h.dtype = e.spec->dtype;
+    h.count = e.count;
+    h.bytes.resize(static_cast<size_t>(e.count) * DTypeSize(e.spec->dtype));
+    KJ_RETURN_IF_ERROR(SyncStatus(cudaMemcpyAsync(h.bytes.data(), e.buffer.get(), h.bytes.size(),
+                                                  cudaMemcpyDeviceToHost, stream),
+                                  Cat("copying output ", h.name)));
+    out.push_back(std::move(h));
+  }
+  KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "copying outputs"));
+  return out;
+}
+
+absl::Status TensorSet::Scrub(cudaStream_t stream) {
+  for (Entry& e : entries_) KJ_RETURN_IF_ERROR(e.buffer.Scrub(stream));
+  return absl::OkStatus();
+}
+
+}  // namespace kjudge::runner

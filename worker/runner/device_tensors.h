@@ -1,0 +1,58 @@
+// TensorSet: device buffers for every tensor of a problem at one shape, and the operations the
+// verdict protocol performs on them (generate inputs, poison outputs, checksum inputs, copy
+// outputs out, scrub).
+//
+// Contract: tensor t (its position in ProblemSpec::tensors) of a TensorSet generated with seed
+// s always holds the same values, so a reference and a candidate see identical inputs in
+// different allocations. Outputs are poisoned (host_values.h pattern). CopyOut() returns the
+// raw bytes; Scrub() zeroes every buffer and waits. Buffers are freed on destruction.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/problem_spec.h"
+#include "worker/runner/device_buffer.h"
+#include "worker/runner/device_utilities.h"
+
+namespace kjudge::runner {
+
+struct HostTensor {
+  std::string name;
+  DType dtype = DType::kF32;
+  int64_t count = 0;
+  std::vector<std::byte> bytes;
+};
+
+class TensorSet {
+ public:
+  static absl::StatusOr<size_t> BytesNeeded(const ProblemSpec& spec, const Shape& shape);
+  static absl::StatusOr<TensorSet> Allocate(const ProblemSpec& spec, const Shape& shape);
+
+  absl::Status GenerateInputs(DeviceUtilities& utils, uint64_t seed, cudaStream_t stream);
+  absl::Status PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream);
+  absl::StatusOr<std::vector<uint64_t>> InputChecksums(DeviceUtilities& utils,
+                                                       cudaStream_t stream);
+  absl::StatusOr<std::vector<HostTensor>> CopyOutputs(cudaStream_t stream) const;
+  absl::Status Scrub(cudaStream_t stream);
+
+  const std::map<std::string, void*>& pointers() const { return pointers_; }
+  std::vector<std::string> InputNames() const;
+
+ private:
+  struct Entry {
+    const TensorSpec* spec = nullptr;
+    uint32_t index = 0;
+    int64_t count = 0;
+    DeviceBuffer buffer;
+  };
+  std::vector<Entry> entries_;
+  std::map<std::string, void*> pointers_;
+};
+
+}  // namespace kjudge::runner

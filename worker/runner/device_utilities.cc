@@ -1,0 +1,196 @@
+#include "worker/runner/device_utilities.h"
+
+#include <algorithm>
+#include <string>
+
+#include "worker/runner/str_util.h"
+#include "worker/runner/host_values.h"
+#include "worker/runner/runner_error.h"
+
+namespace kjudge::runner {
+namespace {
+
+constexpr std::string_view kUtilitySource = R"CUDA(
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+__device__ __forceinline__ unsigned long long kj_mix(unsigned long long z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ double kj_value(unsigned long long base, long long i, int dist,
+                                           double a, double b) {
+  const unsigned long long h1 = kj_mix(base + 2ull * (unsigned long long)i);
+  const unsigned long long h2 = kj_mix(base + 2ull * (unsigned long long)i + 1ull);
+  const double u1 = (double)((h1 >> 11) + 1ull) * (1.0 / 9007199254740992.0);
+  const double u2 = (double)(h2 >> 11) * (1.0 / 9007199254740992.0);
+  if (dist == 0) return a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
+  return a + (b - a) * u2;
+}
+
+template <typename T> __device__ __forceinline__ T kj_convert(double v);
+template <> __device__ __forceinline__ float kj_convert<float>(double v) { return (float)v; }
+template <> __device__ __forceinline__ double kj_convert<double>(double v) { return v; }
+template <> __device__ __forceinline__ __half kj_convert<__half>(double v) { return __double2half(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 kj_convert<__nv_bfloat16>(double v) {
+  return __double2bfloat16(v);
+}
+template <> __device__ __forceinline__ __nv_fp8_e4m3 kj_convert<__nv_fp8_e4m3>(double v) {
+  return __nv_fp8_e4m3(v);
+}
+template <> __device__ __forceinline__ __nv_fp8_e5m2 kj_convert<__nv_fp8_e5m2>(double v) {
+  return __nv_fp8_e5m2(v);
+}
+template <typename T>
+__device__ __forceinline__ T kj_int(double v, double lo, double hi) {
+  v = rint(v);
+  v = v < lo ? lo : (v > hi ? hi : v);
+  return (T)v;
+}
+template <> __device__ __forceinline__ int kj_convert<int>(double v) {
+  return kj_int<int>(v, -2147483648.0, 2147483647.0);
+}
+template <> __device__ __forceinline__ long long kj_convert<long long>(double v) {
+  return kj_int<long long>(v, -9.2233720368547748e18, 9.2233720368547748e18);
+}
+template <> __device__ __forceinline__ signed char kj_convert<signed char>(double v) {
+  return kj_int<signed char>(v, -128.0, 127.0);
+}
+template <> __device__ __forceinline__ unsigned char kj_convert<unsigned char>(double v) {
+  return kj_int<unsigned char>(v, 0.0, 255.0);
+}
+
+template <typename T>
+__device__ void kj_fill(T* out, long long n, unsigned long long seed, unsigned int tensor,
+                        int dist, double a, double b) {
+  const unsigned long long base = kj_mix(seed ^ kj_mix((unsigned long long)tensor));
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    out[i] = kj_convert<T>(kj_value(base, i, dist, a, b));
+  }
+}
+
+#define KJ_FILL(suffix, T)                                                                  \
+  extern "C" __global__ void kj_fill_##suffix(T* out, long long n, unsigned long long seed, \
+                                              unsigned int tensor, int dist, double a,      \
+                                              double b) {                                   \
+    kj_fill<T>(out, n, seed, tensor, dist, a, b);                                           \
+  }
+KJ_FILL(f32, float)
+KJ_FILL(f64, double)
+KJ_FILL(f16, __half)
+KJ_FILL(bf16, __nv_bfloat16)
+KJ_FILL(i32, int)
+KJ_FILL(i64, long long)
+KJ_FILL(i8, signed char)
+KJ_FILL(u8, unsigned char)
+KJ_FILL(fp8_e4m3, __nv_fp8_e4m3)
+KJ_FILL(fp8_e5m2, __nv_fp8_e5m2)
+
+extern "C" __global__ void kj_checksum(const unsigned char* p, unsigned long long bytes,
+                                       unsigned long long* out) {
+  const unsigned long long words = (bytes + 7ull) / 8ull;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long acc = 0;
+  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+       j < words; j += stride) {
+    unsigned long long w = 0;
+    if (8ull * j + 8ull <= bytes) {
+      w = reinterpret_cast<const unsigned long long*>(p)[j];
+    } else {
+      for (unsigned long long k = 8ull * j; k < bytes; ++k) {
+        w |= (unsigned long long)p[k] << (8ull * (k - 8ull * j));
+      }
+    }
+    acc += kj_mix(w ^ kj_mix(j));
+  }
+  for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
+  if ((threadIdx.x & 31u) == 0u) atomicAdd(out, acc);
+}
+)CUDA";
+
+std::string FillKernelName(DType dtype) { return Cat("kj_fill_", DTypeName(dtype)); }
+
+unsigned int BlocksFor(int64_t work, unsigned int threads) {
+  const int64_t blocks = (work + threads - 1) / threads;
+  return static_cast<unsigned int>(std::clamp<int64_t>(blocks, 1, 8192));
+}
+
+}  // namespace
+
+std::string_view DeviceUtilities::Source() { return kUtilitySource; }
+
+std::vector<std::string> DeviceUtilities::KernelNames() {
+  std::vector<std::string> names = {"kj_checksum"};
+  for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64,
+                  DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
+    names.push_back(FillKernelName(d));
+  }
+  return names;
+}
+
+absl::StatusOr<DeviceUtilities> DeviceUtilities::Create(std::string_view arch,
+                                                        const CubinCache& cache) {
+  CompileRequest request;
+  request.source = std::string(kUtilitySource);
+  request.program_name = "kjudge_utilities.cu";
+  request.arch = std::string(arch);
+  request.name_expressions = KernelNames();
+  KJ_ASSIGN_OR_RETURN(CompileOutcome outcome, CompileCached(request, cache));
+  if (!outcome.success) {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           Cat("utility kernels failed to compile: ", outcome.log));
+  }
+  KJ_ASSIGN_OR_RETURN(CudaModule module, CudaModule::Load(outcome.program));
+  KJ_ASSIGN_OR_RETURN(DeviceBuffer slot, DeviceBuffer::Allocate(8, "checksum slot"));
+  return DeviceUtilities(std::move(module), std::move(slot));
+}
+
+absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
+                                         uint32_t tensor_index, const InitSpec& init,
+                                         cudaStream_t stream) {
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(FillKernelName(dtype)));
+  long long n = count;
+  unsigned long long s = seed;
+  unsigned int t = tensor_index;
+  int dist = init.dist == InitSpec::Dist::kNormal ? 0 : 1;
+  double a = init.a;
+  double b = init.b;
+  void* args[] = {&ptr, &n, &s, &t, &dist, &a, &b};
+  constexpr unsigned int kThreads = 256;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(count, kThreads)),
+                                                 dim3(kThreads), args, 0, stream),
+                                "input generation launch"));
+  return CudaStatus(cudaGetLastError(), "input generation launch");
+}
+
+absl::Status DeviceUtilities::Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream) {
+  const size_t bytes = static_cast<size_t>(count) * DTypeSize(dtype);
+  return CudaStatus(cudaMemsetAsync(ptr, PoisonByte(dtype), bytes, stream), "poison memset");
+}
+
+absl::StatusOr<uint64_t> DeviceUtilities::Checksum(const void* ptr, size_t bytes,
+                                                   cudaStream_t stream) {
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel("kj_checksum"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(slot_.get(), 0, 8, stream), "checksum reset"));
+  const void* p = ptr;
+  unsigned long long n = bytes;
+  void* out = slot_.get();
+  void* args[] = {&p, &n, &out};
+  constexpr unsigned int kThreads = 256;
+  const auto words = static_cast<int64_t>((bytes + 7) / 8);
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(words, kThreads)),
+                                                 dim3(kThreads), args, 0, stream),
+                                "checksum launch"));
+  uint64_t sum = 0;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(&sum, slot_.get(), 8, cudaMemcpyDeviceToHost, stream),
+                                "checksum copy"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "checksum synchronize"));
+  return sum;
+}
+
+}  // namespace kjudge::runner

@@ -1,0 +1,52 @@
+// DeviceUtilities: the runner's trusted device kernels (compiled once per runner by NVRTC
+// from a string in this module, through the cubin cache), for input generation, poisoning and
+// checksums. Inputs are generated on the GPU so host memory never holds a whole bench tensor.
+//
+// RNG: counter based. Element i of tensor t under seed s gets
+//   h1 = splitmix64(splitmix64(s ^ splitmix64(t)) + 2i), h2 = splitmix64(... + 2i + 1),
+//   u1 = ((h1 >> 11) + 1) * 2^-53 in (0, 1], u2 = (h2 >> 11) * 2^-53 in [0, 1),
+//   normal:  a + b * sqrt(-2 ln u1) * cos(2 pi u2)      (Box-Muller; a = mean, b = std)
+//   uniform: a + (b - a) * u2                          (a = low, b = high)
+// converted to the tensor's dtype with round-to-nearest (cuda_fp16 / cuda_bf16 / cuda_fp8
+// conversions; integers round to nearest and saturate). Same (seed, tensor, index) gives the
+// same value on any GPU and any launch configuration.
+// Poison(): cudaMemsetAsync with PoisonByte(dtype) (see host_values.h).
+// Checksum(): order-independent 64-bit digest: sum over 8-byte words w_j (the last one
+// zero-padded) of splitmix64(w_j ^ splitmix64(j)), so any changed byte changes it with
+// overwhelming probability. Waits for the stream.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/dtype.h"
+#include "common/problem_spec.h"
+#include "worker/runner/cubin_cache.h"
+#include "worker/runner/cuda_module.h"
+#include "worker/runner/device_buffer.h"
+
+namespace kjudge::runner {
+
+class DeviceUtilities {
+ public:
+  static std::string_view Source();
+  static std::vector<std::string> KernelNames();
+  // Compiles (or fetches from the cache) and loads the utility kernels.
+  static absl::StatusOr<DeviceUtilities> Create(std::string_view arch, const CubinCache& cache);
+
+  absl::Status FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
+                          uint32_t tensor_index, const InitSpec& init, cudaStream_t stream);
+  absl::Status Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream);
+  absl::StatusOr<uint64_t> Checksum(const void* ptr, size_t bytes, cudaStream_t stream);
+
+ private:
+  DeviceUtilities(CudaModule module, DeviceBuffer slot)
+      : module_(std::move(module)), slot_(std::move(slot)) {}
+  CudaModule module_;
+  DeviceBuffer slot_;  // one uint64 for the checksum
+};
+
+}  // namespace kjudge::runner

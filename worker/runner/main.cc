@@ -1,0 +1,134 @@
+// kjudge-runner: the child process that compiles, loads, launches, checks and times untrusted
+// kernels for kjudge-worker. Protocol: proto/kjudge/v1/runner.proto (JSON lines on
+// stdin/stdout; logs on stderr).
+//
+// Exit status: 0 when stdin closes; 3 after a sticky CUDA error (its Result was written
+// first); 2 for a bad command line; 1 when the GPU environment cannot be set up or stdout is
+// gone.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "worker/runner/cublas_baseline.h"
+#include "worker/runner/cubin_cache.h"
+#include "worker/runner/device_buffer.h"
+#include "worker/runner/device_utilities.h"
+#include "worker/runner/gpu_context.h"
+#include "worker/runner/result_proto.h"
+#include "worker/runner/runner_error.h"
+#include "worker/runner/runner_io.h"
+#include "worker/runner/str_util.h"
+#include "worker/runner/timing.h"
+#include "worker/runner/verdict_protocol.h"
+
+namespace kjudge::runner {
+namespace {
+
+// The GPU-side state a runner keeps across jobs.
+struct GpuResources {
+  std::optional<Stream> stream;
+  std::optional<DeviceUtilities> utilities;
+  std::optional<L2Flusher> flusher;
+  std::optional<CublasHandle> cublas;
+};
+
+absl::Status SetUpGpu(const GpuContext& gpu, const CubinCache& cache, GpuResources& res) {
+  KJ_ASSIGN_OR_RETURN(Stream stream, Stream::Create());
+  res.stream.emplace(std::move(stream));
+  KJ_ASSIGN_OR_RETURN(DeviceUtilities utilities, DeviceUtilities::Create(gpu.info.arch(), cache));
+  res.utilities.emplace(std::move(utilities));
+  KJ_ASSIGN_OR_RETURN(L2Flusher flusher,
+                      L2Flusher::Create(static_cast<size_t>(gpu.props.l2CacheSize)));
+  res.flusher.emplace(std::move(flusher));
+  KJ_ASSIGN_OR_RETURN(CublasHandle cublas, CublasHandle::Create());
+  res.cublas.emplace(std::move(cublas));
+  return absl::OkStatus();
+}
+
+v1::RunnerMessage ErrorResult(v1::Verdict verdict, const std::string& message) {
+  v1::RunnerMessage m;
+  m.mutable_result()->mutable_result()->set_verdict(verdict);
+  m.mutable_result()->mutable_result()->set_message(message);
+  return m;
+}
+
+int Serve(const RunnerOptions& options) {
+  MessageWriter writer(std::cout);
+  GpuContext gpu = DetectGpu(options);
+  const CubinCache cache(options.cache_dir);
+  GpuResources res;
+  if (gpu.has_gpu) {
+    if (absl::Status s = SetUpGpu(gpu, cache, res); !s.ok()) {
+      spdlog::error("GPU set-up failed: {}", s.ToString());
+      gpu.info.set_compile_only(true);
+      gpu.has_gpu = false;
+      gpu.no_gpu_reason = Cat("GPU set-up failed: ", s.message());
+    }
+  }
+  v1::RunnerMessage hello;
+  *hello.mutable_hello()->mutable_gpu() = gpu.info;
+  hello.mutable_hello()->set_error(gpu.no_gpu_reason);
+  if (!writer.Write(hello).ok()) return 1;
+  spdlog::info("runner ready: {} ({}){}", gpu.has_gpu ? gpu.info.name() : "no GPU",
+               gpu.info.arch(), gpu.has_gpu ? "" : Cat(": ", gpu.no_gpu_reason));
+
+  RunnerEnv env;
+  env.gpu = &gpu;
+  env.cache = &cache;
+  if (gpu.has_gpu) {
+    env.utilities = &*res.utilities;
+    env.flusher = &*res.flusher;
+    env.cublas = &*res.cublas;
+    env.stream = res.stream->get();
+  }
+  env.timing.criteria.time_budget_ms = options.time_budget_ms;
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    absl::StatusOr<v1::RunnerRequest> request = ParseRequest(line);
+    if (!request.ok()) {
+      if (!writer.Write(ErrorResult(v1::REJECTED, std::string(request.status().message()))).ok()) {
+        return 1;
+      }
+      continue;
+    }
+    VerdictProtocol protocol(env, request->spec(), [&writer](v1::Stage s, int done, int total) {
+      writer.Progress(s, done, total);
+    });
+    v1::RunnerMessage message;
+    *message.mutable_result() = protocol.Run();
+    if (!writer.Write(message).ok()) return 1;
+    if (protocol.sticky()) {
+      spdlog::error("sticky CUDA error: exiting with status {}", kStickyExitCode);
+      std::_Exit(kStickyExitCode);  // the context is unusable: skip CUDA teardown
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace kjudge::runner
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("runner");
+  spdlog::set_default_logger(logger);
+  std::ios::sync_with_stdio(false);
+
+  kjudge::runner::RunnerOptions options;
+  CLI::App app{"kjudge-runner: compiles, checks and times untrusted CUDA kernels for a worker"};
+  app.add_option("--device", options.device, "CUDA device index")->capture_default_str();
+  app.add_option("--arch", options.arch,
+                 "NVRTC target, e.g. sm_90a (default: from the device; sm_90a without one)");
+  app.add_option("--cache-dir", options.cache_dir, "cubin cache directory (none if empty)");
+  app.add_flag("--compile-only", options.compile_only, "never touch a GPU; only compile");
+  app.add_option("--time-budget-ms", options.time_budget_ms, "timing budget per bench shape")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  return kjudge::runner::Serve(options);
+}

@@ -1,0 +1,53 @@
+// NvrtcCompiler: compiles CUDA C++ device code to a cubin for one architecture with NVRTC.
+//
+// Contract: Compile() returns a CompileOutcome for every source NVRTC could be asked about:
+// success == false is a compile error (an expected outcome, not a Status error), with NVRTC's
+// full log (lines read "<program_name>(12): error ...") and a one-line message; a plan kernel
+// that does not exist in the source is named in that message. An error Status means NVRTC
+// itself failed (INTERNAL_ERROR). Options: --gpu-architecture=<arch>, -std=c++17, -lineinfo,
+// --include-path for the CUDA include dir (CUDA_HOME/include if CUDA_HOME is set, else
+// /usr/local/cuda/include) and its cccl/ subdirectory when present. No -O3 (NVRTC 13 rejects
+// it; device optimisation is the default) and no -rdc. Every name expression is registered
+// with nvrtcAddNameExpression and its lowered (mangled) name returned. Thread-compatible.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace kjudge::runner {
+
+struct CompileRequest {
+  std::string source;
+  std::string program_name = "solution.cu";  // appears in the log's line references
+  std::string arch = "sm_90a";
+  std::vector<std::string> name_expressions;  // e.g. "relu", "row_finish<256>"
+};
+
+struct CompiledProgram {
+  std::string cubin;
+  std::map<std::string, std::string> lowered_names;  // name expression -> lowered name
+};
+
+struct CompileOutcome {
+  bool success = false;
+  std::string log;
+  std::string message;  // "" on success
+  CompiledProgram program;
+  double compile_ms = 0.0;
+  bool cache_hit = false;
+};
+
+// The options Compile() passes, in order (also part of the cubin cache key).
+std::vector<std::string> NvrtcOptions(std::string_view arch);
+// The directory holding cuda_runtime.h etc. as found at run time.
+std::string CudaIncludeDir();
+// "13.0".
+std::string NvrtcVersionString();
+
+absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request);
+
+}  // namespace kjudge::runner
