@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and testing kjudge needs on Debian 12 (bookworm). Idempotent.
+# The CUDA toolkit (nvcc, NVRTC, cudart, cuBLAS) is expected under /usr/local/cuda; a GPU is not.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
+  libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
+  libcpp-httplib-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  clang clang-tidy libclang-rt-14-dev python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${CUDAToolkit_ROOT:-}" ]; then
+  echo "error: the CUDA toolkit was not found at /usr/local/cuda (NVRTC, cudart and cuBLAS are needed to"
+  echo "       build kjudge-runner). Install CUDA 13, or set CUDAToolkit_ROOT to where it is." >&2
+  exit 1
+fi
+echo "dependencies ok"

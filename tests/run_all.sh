@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (no GPU needed; GPU tests skip with a message):
+#   1. build with -Werror and run every test (unit + end-to-end over loopback);
+#   2. build the server, worker, CLI and their tests with ASan + UBSan and run them again;
+#   3. clang-tidy over kjudge's own sources.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash deploy/install-deps.sh
+jobs=$(nproc)
+
+echo "== build (Release, -Werror) =="
+cmake -S . -B build-ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_WERROR=ON >/dev/null
+cmake --build build-ci -j"$jobs"
+echo "== tests =="
+(cd build-ci && ctest --output-on-failure -j"$jobs" --timeout 600)
+
+echo "== sanitizers (ASan + UBSan: server, worker, CLI, common) =="
+# The runner links CUDA, which does not run under ASan; the end-to-end tests use the one from
+# the build above.
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKJUDGE_SANITIZE=ON -DKJUDGE_BUILD_RUNNER=OFF \
+  -DKJUDGE_BUILD_BENCH=OFF -DKJUDGE_EXTERNAL_RUNNER="$PWD/build-ci/bin/kjudge-runner" >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure -j"$jobs" --timeout 900)
+
+echo "== clang-tidy =="
+bash tests/clang_tidy.sh build-ci
