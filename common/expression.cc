@@ -262,6 +262,7 @@ const ExprFunction* FindExprFunction(std::string_view name) {
 
 std::string ExprFunctionNames() {
   std::vector<std::string> names;
+  names.reserve(kFunctions.size());
   for (const ExprFunction& fn : kFunctions) names.emplace_back(fn.name);
   return absl::StrJoin(names, ", ");
 }

@@ -13,14 +13,15 @@ namespace {
 // Single identifiers that are C++ types in template arguments; anything else that is one
 // identifier is an integer expression over sizes. Multi-word ("unsigned int") and qualified
 // ("cute::half_t") names are types too.
-constexpr std::array<std::string_view, 34> kTypeNames = {
+constexpr std::array<std::string_view, 37> kTypeNames = {
     "float",         "double",         "half",          "__half",        "__half2",
     "__nv_bfloat16", "__nv_bfloat162", "__nv_fp8_e4m3", "__nv_fp8_e5m2", "bool",
     "char",          "short",          "int",           "long",          "unsigned",
     "signed",        "int8_t",         "uint8_t",       "int16_t",       "uint16_t",
     "int32_t",       "uint32_t",       "int64_t",       "uint64_t",      "size_t",
     "float2",        "float4",         "double2",       "int2",          "int4",
-    "uint2",         "uint4",          "char4",         "uchar4",
+    "uint2",         "uint4",          "char4",         "uchar4",        "half2",
+    "nv_bfloat16",   "nv_half",
 };
 
 bool IsTypeName(std::string_view name) {

@@ -3,7 +3,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -105,8 +104,11 @@ absl::Status LexNumber(Scanner& s, Token& token) {
   }
   if (is_float) {
     token.kind = TokenKind::kFloat;
-    token.float_value = std::strtod(std::string(digits).c_str(), nullptr);
-    if (!std::isfinite(token.float_value)) {
+    // from_chars, unlike strtod, ignores the C locale's decimal separator.
+    const auto [end, ec] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), token.float_value);
+    if (ec != std::errc() || end != digits.data() + digits.size() ||
+        !std::isfinite(token.float_value)) {
       return MakePosError(token.pos, absl::StrCat("float literal ", token.text, " is out of range"));
     }
     return absl::OkStatus();

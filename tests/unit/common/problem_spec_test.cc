@@ -126,6 +126,75 @@ TEST(ProblemSpecTest, OptionalKeysMayBeAbsent) {
   EXPECT_TRUE(spec->baselines.empty());
 }
 
+TEST(ProblemSpecTest, SingleLinePlanStringKeepsFileColumns) {
+  std::string text(kValidSpec);
+  const size_t begin = text.find("plan = \"\"\"");
+  const size_t end = text.find("\"\"\"\n", begin + 10) + 4;
+  text.replace(begin, end - begin, "plan = \"row_finish<<<M, 256>>(partial, Y);\"\n");
+  EXPECT_THAT(Message(Parse(text)),
+              StartsWith(std::string(kOrigin) + ":31:28: reference.plan: expected '>>>'"));
+  // A literal string ('''...''') works the same way.
+  Replace(text, "plan = \"row_finish<<<M, 256>>(partial, Y);\"", "plan = '''k<<<M, 256>>(X);'''");
+  EXPECT_THAT(Message(Parse(text)),
+              StartsWith(std::string(kOrigin) + ":31:21: reference.plan: expected '>>>'"));
+}
+
+class ValidatePlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<ProblemSpec> spec = Parse(kValidSpec);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    spec_ = *std::move(spec);
+  }
+  absl::Status Validate(std::string_view plan_text, int first_line = 1) {
+    absl::StatusOr<LaunchPlan> plan = ParseLaunchPlan(plan_text, first_line);
+    if (!plan.ok()) return plan.status();
+    return ValidatePlanAgainstSpec(*plan, spec_);
+  }
+  ProblemSpec spec_;
+};
+
+TEST_F(ValidatePlanTest, AcceptsAPlanUsingEveryKindOfName) {
+  EXPECT_TRUE(Validate("scratch tmp : f16[M * N];\n"
+                       "k<float, cdiv(N, 4)><<<dim3(M, 2), 128, 4 * N>>>(X, tmp, M, alpha * 2.0);\n"
+                       "k2<<<1, 1>>>(tmp, Y);")
+                  .ok());
+}
+
+TEST_F(ValidatePlanTest, RejectsUnknownNamesWithPositions) {
+  EXPECT_EQ(Message(Validate("k<<<1, 1>>>(X, Y);\nk<<<cdiv(K, 2), 1>>>(X);", 10)),
+            "11:10: unknown name 'K' in the grid size of 'k'; expected a size (M, N) or a scalar "
+            "(alpha)");
+  EXPECT_EQ(Message(Validate("k<BLOCK><<<1, 1>>>(X);")),
+            "1:3: unknown name 'BLOCK' in template argument 1 of 'k'; expected a size (M, N) or a "
+            "scalar (alpha)");
+  EXPECT_THAT(Message(Validate("k<<<1, dim3(32, Q)>>>(X);")),
+              StartsWith("1:17: unknown name 'Q' in the block size of 'k'"));
+  EXPECT_THAT(Message(Validate("k<<<1, 32, S>>>(X);")),
+              StartsWith("1:12: unknown name 'S' in the shared memory size of 'k'"));
+}
+
+TEST_F(ValidatePlanTest, PointersOnlyAsBareArguments) {
+  EXPECT_THAT(Message(Validate("k<<<1, 1>>>(X + 1, Y);")),
+              StartsWith("1:13: tensor 'X' is a pointer and cannot be used in argument 1 of 'k'"));
+  EXPECT_THAT(Message(Validate("scratch t : f32[N];\nscratch u : f32[t];\nk<<<1, 1>>>(t, u);")),
+              StartsWith("2:17: scratch buffer 't' is a pointer and cannot be used in the element "
+                         "count of scratch buffer 'u'"));
+}
+
+TEST_F(ValidatePlanTest, ScratchMustNotShadowProblemNames) {
+  EXPECT_THAT(Message(Validate("scratch N : f32[4];\nk<<<1, 1>>>(X);")),
+              StartsWith("1:1: scratch buffer 'N' has the name of a size"));
+  EXPECT_THAT(Message(Validate("scratch alpha : f32[4];\nk<<<1, 1>>>(X);")),
+              StartsWith("1:1: scratch buffer 'alpha' has the name of a scalar"));
+}
+
+TEST_F(ValidatePlanTest, EveryLaunchNeedsAnArgument) {
+  EXPECT_EQ(Message(Validate("k<<<1, 1>>>(X);\n  init<<<1, 1>>>();")),
+            "2:3: kernel 'init' is launched without arguments; expected at least one (its output "
+            "tensor)");
+}
+
 struct BrokenCase {
   std::string name;
   std::string from;
