@@ -45,7 +45,13 @@
 // Contract: ParseProblemSpec validates everything it can without a GPU: names unique and
 // C identifiers, every expression parses and uses only declared sizes, every shape names every
 // size, the reference plan parses and refers only to tensors, scalars, sizes and its own
-// scratch. Errors are InvalidArgumentError naming the file (`origin`) and the key at fault.
+// scratch. Unknown keys are errors (typos do not pass silently); `init` is required on "in"
+// tensors and rejected on "out" ones; at least one tensor is "out". Every tensor shape, cost
+// expression and reference-plan value is also evaluated at every test and bench shape (no
+// overflow, no division by zero, grid/block sizes >= 1). Errors are InvalidArgumentError
+// "<origin>:<line>:<column>: <key path>: <what was wrong; what was expected>", e.g.
+// "p/problem.toml:14:16: tensor[0].shape[1]: unknown size 'K' in 'K * 2'; expected one of ...".
+// Plans inside TOML strings report file lines and columns.
 #pragma once
 
 #include <cstdint>
