@@ -12,7 +12,8 @@
 //     when ||expected|| == 0 the bound is instead RMS(actual - expected) <= atol, and
 //     rel_l2_error reports that RMS;
 //   * a degenerate output (>= 2 elements, every element the same value, while the reference
-//     spans more than one tolerance band) fails even if the bounds above somehow held.
+//     spans more than one tolerance band, so no constant can be right) fails and is flagged
+//     (degenerate = true, with its own sentence in detail) so the verdict says what happened.
 // Statistics over all tensors: max abs error, max rel error (over elements with expected != 0),
 // max rel L2 error, mismatch count, and the first `max_reported` mismatches in tensor order.
 // Precedence of the failure detail: unwritten, then non-finite, then elementwise/L2/degenerate.

@@ -53,7 +53,11 @@ std::string FirstErrorLine(std::string_view log) {
 std::string FailureMessage(const CompileRequest& request, std::string_view log) {
   for (const std::string& expr : request.name_expressions) {
     const std::string marker = Cat("Input name expression was: \" ", expr, "\"");
-    if (log.find(marker) != std::string_view::npos) {
+    const std::string base = expr.substr(0, expr.find('<'));
+    const bool base_undefined =
+        log.find("__nv_name_map(") != std::string_view::npos &&
+        log.find(Cat("identifier \"", base, "\" is undefined")) != std::string_view::npos;
+    if (log.find(marker) != std::string_view::npos || base_undefined) {
       return Cat("kernel `", expr, "` named by the launch plan was not found in ",
                           request.program_name,
                           " (it must be a __global__ function, or a template of one, with "

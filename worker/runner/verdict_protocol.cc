@@ -228,8 +228,8 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   }
   if (!modified.empty()) {
     outcome.set_passed(false);
-    outcome.set_detail(Cat("the kernel wrote its input(s) ", modified, ". ",
-                                    outcome.detail()));
+    outcome.set_detail(Cat("the kernel wrote its input(s) ", modified, ".",
+                           outcome.detail().empty() ? "" : " ", outcome.detail()));
     *verdict = v1::INPUT_MODIFIED;
   } else if (outcome.unwritten_count() > 0) {
     *verdict = v1::UNWRITTEN_OUTPUT;

@@ -1,0 +1,112 @@
+#include "worker/runner/cubin_cache.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace kjudge::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CubinCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kjudge_cubin_cache_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+CompiledProgram Program() {
+  CompiledProgram p;
+  p.cubin = std::string("\x7f" "ELF\0binary", 11);
+  p.lowered_names = {{"k<1>", "_Z1kILi1EEvv"}, {"plain", "plain"}};
+  return p;
+}
+
+TEST_F(CubinCacheTest, MissThenHit) {
+  CubinCache cache(dir_.string());
+  const std::string key = CubinCache::Key("src", {"-a"}, "sm_90a", "13.0", {"plain", "k<1>"});
+  EXPECT_FALSE(cache.Lookup(key).has_value());
+  cache.Store(key, Program());
+  std::optional<CompiledProgram> hit = cache.Lookup(key);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->cubin, Program().cubin);
+  EXPECT_EQ(hit->lowered_names, Program().lowered_names);
+}
+
+TEST_F(CubinCacheTest, KeyCoversEveryInputAndSortsNames) {
+  const std::string base = CubinCache::Key("src", {"-a"}, "sm_90a", "13.0", {"a", "b"});
+  EXPECT_EQ(base, CubinCache::Key("src", {"-a"}, "sm_90a", "13.0", {"b", "a", "a"}));
+  EXPECT_NE(base, CubinCache::Key("src2", {"-a"}, "sm_90a", "13.0", {"a", "b"}));
+  EXPECT_NE(base, CubinCache::Key("src", {"-b"}, "sm_90a", "13.0", {"a", "b"}));
+  EXPECT_NE(base, CubinCache::Key("src", {"-a"}, "sm_100a", "13.0", {"a", "b"}));
+  EXPECT_NE(base, CubinCache::Key("src", {"-a"}, "sm_90a", "13.1", {"a", "b"}));
+  EXPECT_NE(base, CubinCache::Key("src", {"-a"}, "sm_90a", "13.0", {"a"}));
+  EXPECT_NE(CubinCache::Key("ab", {}, "c", "d", {}), CubinCache::Key("a", {}, "bc", "d", {}));
+  EXPECT_EQ(base.size(), 64U);
+}
+
+TEST_F(CubinCacheTest, CorruptEntryIsAMiss) {
+  CubinCache cache(dir_.string());
+  const std::string key = CubinCache::Key("src", {}, "sm_90a", "13.0", {});
+  cache.Store(key, Program());
+  {
+    std::ofstream cubin(dir_ / (key + ".cubin"), std::ios::binary | std::ios::trunc);
+    cubin << "truncated";
+  }
+  EXPECT_FALSE(cache.Lookup(key).has_value());
+  {
+    std::ofstream json(dir_ / (key + ".json"), std::ios::trunc);
+    json << "{not json";
+  }
+  EXPECT_FALSE(cache.Lookup(key).has_value());
+  cache.Store(key, Program());  // overwritten by the next store
+  EXPECT_TRUE(cache.Lookup(key).has_value());
+}
+
+TEST_F(CubinCacheTest, DisabledCacheNeverHits) {
+  CubinCache cache("");
+  EXPECT_FALSE(cache.enabled());
+  cache.Store("k", Program());
+  EXPECT_FALSE(cache.Lookup("k").has_value());
+}
+
+TEST_F(CubinCacheTest, CompileCachedHitsSecondTime) {
+  CubinCache cache(dir_.string());
+  CompileRequest request;
+  request.source = "template <int N> __global__ void k(int* x) { x[0] = N; }\n";
+  request.name_expressions = {"k<3>"};
+  absl::StatusOr<CompileOutcome> first = CompileCached(request, cache);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(first->success) << first->log;
+  EXPECT_FALSE(first->cache_hit);
+  absl::StatusOr<CompileOutcome> second = CompileCached(request, cache);
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->cache_hit);
+  EXPECT_EQ(second->program.cubin, first->program.cubin);
+  EXPECT_EQ(second->program.lowered_names, first->program.lowered_names);
+}
+
+TEST_F(CubinCacheTest, CompileErrorsAreNotCached) {
+  CubinCache cache(dir_.string());
+  CompileRequest request;
+  request.source = "__global__ void k() { oops }\n";
+  request.name_expressions = {"k"};
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<CompileOutcome> out = CompileCached(request, cache);
+    ASSERT_TRUE(out.ok());
+    EXPECT_FALSE(out->success);
+    EXPECT_FALSE(out->cache_hit);
+  }
+}
+
+}  // namespace
+}  // namespace kjudge::runner

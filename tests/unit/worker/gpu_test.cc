@@ -1,0 +1,232 @@
+// Runner tests that need a GPU. Without one every test is skipped with a visible message.
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/unit/worker/runner_spawn.h"
+#include "tests/unit/worker/test_problem.h"
+#include "worker/runner/verdict_protocol.h"
+
+namespace kjudge::runner {
+namespace {
+
+using ::testing::HasSubstr;
+
+bool HaveGpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+#define SKIP_WITHOUT_GPU()                                                         \
+  do {                                                                             \
+    if (!HaveGpu()) GTEST_SKIP() << "no CUDA device: GPU runner tests skipped";    \
+  } while (false)
+
+// The state a runner process holds across jobs, built once for the whole binary.
+struct Env {
+  GpuContext gpu;
+  CubinCache cache{""};
+  std::optional<Stream> stream;
+  std::optional<DeviceUtilities> utilities;
+  std::optional<L2Flusher> flusher;
+  std::optional<CublasHandle> cublas;
+
+  static Env& Get() {
+    static Env* env = [] {
+      auto* e = new Env;
+      e->gpu = DetectGpu(RunnerOptions{});
+      e->stream.emplace(*Stream::Create());
+      e->utilities.emplace(*DeviceUtilities::Create(e->gpu.info.arch(), e->cache));
+      e->flusher.emplace(*L2Flusher::Create(static_cast<size_t>(e->gpu.props.l2CacheSize)));
+      e->cublas.emplace(*CublasHandle::Create());
+      return e;
+    }();
+    return *env;
+  }
+
+  RunnerEnv Runner() {
+    RunnerEnv r;
+    r.gpu = &gpu;
+    r.cache = &cache;
+    r.utilities = &*utilities;
+    r.flusher = &*flusher;
+    r.cublas = &*cublas;
+    r.stream = stream->get();
+    r.timing.criteria.time_budget_ms = 200;
+    return r;
+  }
+};
+
+v1::RunnerResult Judge(const v1::RunSpec& spec, bool* sticky = nullptr) {
+  VerdictProtocol protocol(Env::Get().Runner(), spec, [](v1::Stage, int, int) {});
+  v1::RunnerResult result = protocol.Run();
+  if (sticky != nullptr) *sticky = protocol.sticky();
+  return result;
+}
+
+v1::RunSpec WithKernel(const std::string& source, const std::string& plan) {
+  v1::RunSpec spec = testing::ReluRunSpec(source, false);
+  spec.set_launch_plan(plan);
+  return spec;
+}
+
+TEST(GpuUtilities, GenerationIsDeterministicAndChecksummed) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  const int64_t n = 1 << 20;
+  auto a = *DeviceBuffer::Allocate(n * 4, "a");
+  auto b = *DeviceBuffer::Allocate(n * 4, "b");
+  const InitSpec normal;
+  cudaStream_t s = env.stream->get();
+  ASSERT_TRUE(env.utilities->FillRandom(a.get(), DType::kF32, n, 7, 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(b.get(), DType::kF32, n, 7, 0, normal, s).ok());
+  const uint64_t ca = *env.utilities->Checksum(a.get(), a.size(), s);
+  EXPECT_EQ(ca, *env.utilities->Checksum(b.get(), b.size(), s));
+  ASSERT_TRUE(env.utilities->FillRandom(b.get(), DType::kF32, n, 8, 0, normal, s).ok());
+  EXPECT_NE(ca, *env.utilities->Checksum(b.get(), b.size(), s));
+  ASSERT_EQ(cudaMemset(static_cast<char*>(a.get()) + 12345, 0x5A, 1), cudaSuccess);
+  EXPECT_NE(ca, *env.utilities->Checksum(a.get(), a.size(), s));
+
+  std::vector<float> host(n);
+  ASSERT_TRUE(env.utilities->FillRandom(a.get(), DType::kF32, n, 7, 0, normal, s).ok());
+  ASSERT_EQ(cudaMemcpy(host.data(), a.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  double sum = 0;
+  double sq = 0;
+  for (float v : host) {
+    sum += v;
+    sq += double{v} * v;
+  }
+  const double mean = sum / n;
+  EXPECT_NEAR(mean, 0.0, 0.01);
+  EXPECT_NEAR(std::sqrt(sq / n - mean * mean), 1.0, 0.01);
+}
+
+TEST(GpuVerdict, CorrectCandidateIsTimedAgainstTheReference) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(testing::ReluRunSpec(testing::kReluCandidate, false));
+  EXPECT_EQ(r.result().verdict(), v1::CORRECT) << r.result().message();
+  EXPECT_EQ(r.result().tests_size(), 3);
+  ASSERT_EQ(r.result().timings_size(), 1);
+  EXPECT_GE(r.result().timings(0).timing().samples(), 1);
+  ASSERT_EQ(r.new_baselines_size(), 1);
+  EXPECT_EQ(r.new_baselines(0).name(), "reference");
+  ASSERT_EQ(r.result().speedups_size(), 1);
+  EXPECT_GT(r.result().speedups(0).speedup(), 0.0);
+}
+
+TEST(GpuVerdict, CachedBaselinesAreNotRemeasured) {
+  SKIP_WITHOUT_GPU();
+  v1::RunSpec spec = testing::ReluRunSpec(testing::kReluCandidate, false);
+  v1::BaselineTiming* cached = spec.add_cached_baselines();
+  cached->set_problem("test/relu");
+  cached->set_shape("M=64,N=4096");
+  cached->set_name("reference");
+  cached->mutable_timing()->set_median_us(1e6);
+  const v1::RunnerResult r = Judge(spec);
+  EXPECT_EQ(r.result().verdict(), v1::CORRECT);
+  EXPECT_EQ(r.new_baselines_size(), 0);
+  ASSERT_EQ(r.result().speedups_size(), 1);
+  EXPECT_GT(r.result().speedups(0).speedup(), 1.0);
+}
+
+TEST(GpuVerdict, UnwrittenOutput) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n && i % 7 != 3) Y[i] = fmaxf(X[i], 0.0f);\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::UNWRITTEN_OUTPUT) << r.result().message();
+  ASSERT_GE(r.result().tests_size(), 2);
+  EXPECT_EQ(r.result().tests(1).unwritten_count(), 16);  // 3 * 37 = 111 elements, i % 7 == 3
+}
+
+TEST(GpuVerdict, InputModified) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) { Y[i] = fmaxf(X[i], 0.0f); X[i] = Y[i]; }\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::INPUT_MODIFIED) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("X"));
+}
+
+TEST(GpuVerdict, WrongAnswerReportsMismatches) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = X[i];\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::WRONG_ANSWER) << r.result().message();
+  bool saw = false;
+  for (const v1::TestOutcome& t : r.result().tests()) {
+    if (t.first_mismatches_size() > 0) {
+      saw = true;
+      EXPECT_LE(t.first_mismatches_size(), 10);
+      EXPECT_EQ(t.first_mismatches(0).tensor(), "Y");
+      EXPECT_LT(t.first_mismatches(0).actual(), 0.0);
+    }
+  }
+  EXPECT_TRUE(saw);
+}
+
+TEST(GpuVerdict, LaunchErrors) {
+  SKIP_WITHOUT_GPU();
+  const char* kernel =
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {}\n";
+  v1::RunnerResult r = Judge(WithKernel(kernel, "k<<<1, 32, 100000000>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::LAUNCH_ERROR);
+  EXPECT_THAT(r.result().message(), HasSubstr("dynamic shared memory"));
+  EXPECT_THAT(r.result().message(), HasSubstr("line 1"));
+  r = Judge(WithKernel(kernel, "k<<<1, 32>>>(X, Y);"));
+  EXPECT_EQ(r.result().verdict(), v1::LAUNCH_ERROR);
+  EXPECT_THAT(r.result().message(), HasSubstr("the kernel takes 3"));
+  r = Judge(WithKernel(kernel, "k<<<0, 32>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::LAUNCH_ERROR);
+  r = Judge(WithKernel(kernel, "k<<<1, 2048>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::LAUNCH_ERROR);
+}
+
+TEST(GpuVerdict, LargeDynamicSharedMemoryIsRaised) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "template <int B> __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  extern __shared__ float s[];\n"
+      "  long long i = blockIdx.x * (long long)B + threadIdx.x;\n"
+      "  s[threadIdx.x + 20000] = i < n ? X[i] : 0.0f;\n  __syncthreads();\n"
+      "  if (i < n) Y[i] = fmaxf(s[threadIdx.x + 20000], 0.0f);\n}\n",
+      "k<256><<<cdiv(M * N, 256), 256, 100000>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::CORRECT) << r.result().message();
+}
+
+TEST(GpuRunnerProcess, StickyErrorWritesResultAndExits3) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunSpec bad = WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  Y[n + 400000000LL] = X[0];\n}\n",
+      "k<<<1, 1>>>(X, Y, M * N);");
+  const testing::RunOutcome o =
+      testing::RunRunner({"--time-budget-ms", "100"},
+                         testing::RequestLine(bad) +
+                             testing::RequestLine(testing::ReluRunSpec(testing::kReluCandidate,
+                                                                       false)));
+  EXPECT_EQ(o.exit_status, 3);
+  const std::vector<v1::JobResult> results = testing::Results(o);
+  ASSERT_EQ(results.size(), 1U);  // the second request is never served
+  EXPECT_EQ(results[0].verdict(), v1::RUNTIME_ERROR);
+  EXPECT_THAT(results[0].cuda_error(), HasSubstr("cudaError"));
+  EXPECT_THAT(results[0].message(), HasSubstr("launch 1 of 1 (line 1: k)"));
+  EXPECT_THAT(results[0].message(), HasSubstr("M=1,N=1"));
+}
+
+}  // namespace
+}  // namespace kjudge::runner

@@ -1,0 +1,145 @@
+#include "common/output_comparison.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace kjudge {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ComparisonResult Compare(const std::vector<double>& actual, const std::vector<double>& expected,
+                         ComparisonTolerance tol = {1e-5, 1e-5, 1e-4},
+                         const std::vector<bool>& poisoned = {}) {
+  OutputComparator c(tol);
+  c.AddTensor("Y", actual, expected, poisoned);
+  return c.Result();
+}
+
+TEST(OutputComparison, ExactMatchPasses) {
+  const ComparisonResult r = Compare({1.0, -2.0, 3.5}, {1.0, -2.0, 3.5});
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.mismatch_count, 0);
+  EXPECT_EQ(r.max_abs_error, 0.0);
+  EXPECT_EQ(r.rel_l2_error, 0.0);
+  EXPECT_EQ(r.detail, "");
+  EXPECT_EQ(r.element_count, 3);
+}
+
+TEST(OutputComparison, UnwrittenElementsFailAndAreCounted) {
+  const ComparisonResult r =
+      Compare({1.0, kNaN, kNaN}, {1.0, 2.0, 3.0}, {1e-5, 1e-5, 1e-4}, {false, true, true});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.unwritten_count, 2);
+  EXPECT_EQ(r.mismatch_count, 0);  // unwritten elements are not mismatches
+  EXPECT_NE(r.detail.find("2 of 3 elements never written (first at flat index 1)"),
+            std::string::npos);
+}
+
+TEST(OutputComparison, NaNNeverPasses) {
+  const ComparisonResult r = Compare({1.0, kNaN}, {1.0, 2.0}, {1e9, 1e9, 1e9});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.nonfinite_count, 1);
+  ASSERT_EQ(r.first_mismatches.size(), 1U);
+  EXPECT_EQ(r.first_mismatches[0].index, 1);
+}
+
+TEST(OutputComparison, InfNeverPassesEvenWhenReferenceIsInf) {
+  const ComparisonResult r = Compare({kInf, 1.0}, {kInf, 1.0}, {1e9, 1e9, 1e9});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.nonfinite_count, 1);
+}
+
+TEST(OutputComparison, AtolRtolEdgeIsInclusive) {
+  // |out - ref| = atol + rtol * |ref| exactly (in binary: 0.5 + 0.25 * 2 = 1).
+  EXPECT_TRUE(Compare({3.0}, {2.0}, {0.5, 0.25, 1.0}).passed);
+  const ComparisonResult r = Compare({3.0000001}, {2.0}, {0.5, 0.25, 1.0});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.mismatch_count, 1);
+  EXPECT_NEAR(r.max_abs_error, 1.0000001, 1e-12);
+  EXPECT_NEAR(r.max_rel_error, 0.50000005, 1e-12);
+}
+
+TEST(OutputComparison, RelativeL2BoundFailsEvenWhenElementwisePasses) {
+  // Every element within atol = 0.1 but the relative L2 error is 0.05 / 1 = 5%.
+  const std::vector<double> ref(100, 1.0);
+  const std::vector<double> out(100, 1.05);
+  const ComparisonResult r = Compare(out, ref, {0.1, 0.0, 0.01});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.mismatch_count, 0);
+  EXPECT_NEAR(r.rel_l2_error, 0.05, 1e-12);
+  EXPECT_NE(r.detail.find("relative L2 error"), std::string::npos);
+}
+
+TEST(OutputComparison, ZeroReferenceUsesRmsAgainstAtol) {
+  EXPECT_TRUE(Compare({0.0, 0.0}, {0.0, 0.0}, {1e-6, 0.0, 1e-6}).passed);
+  const ComparisonResult small = Compare({1e-7, -1e-7}, {0.0, 0.0}, {1e-6, 0.0, 1e-9});
+  EXPECT_TRUE(small.passed);
+  EXPECT_NEAR(small.rel_l2_error, 1e-7, 1e-15);
+  const ComparisonResult big = Compare({1e-3, 0.0}, {0.0, 0.0}, {1e-4, 0.0, 1e-9});
+  EXPECT_FALSE(big.passed);
+  EXPECT_NE(big.detail.find("reference is all zero"), std::string::npos);
+}
+
+TEST(OutputComparison, AllZeroOutputFailsWhereReferenceIsTinyButNonZero) {
+  // KernelBench's hole: a loose atol lets zeros pass elementwise; the L2 bound does not.
+  const std::vector<double> ref = {1e-6, -2e-6, 3e-6, 1e-6};
+  const std::vector<double> out(4, 0.0);
+  const ComparisonResult r = Compare(out, ref, {1e-2, 1e-2, 1e-4});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.mismatch_count, 0);
+  EXPECT_NEAR(r.rel_l2_error, 1.0, 1e-12);
+}
+
+TEST(OutputComparison, DegenerateConstantOutputFails) {
+  const std::vector<double> ref = {-1.0, 0.0, 1.0, 2.0};
+  const std::vector<double> out(4, 0.5);
+  const ComparisonResult r = Compare(out, ref, {0.1, 0.0, 10.0});  // loose L2 bound
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.degenerate);
+  EXPECT_NE(r.detail.find("degenerate output, every element is 0.5"), std::string::npos);
+}
+
+TEST(OutputComparison, ConstantReferenceIsNotDegenerate) {
+  const std::vector<double> ref(8, 3.0);
+  EXPECT_TRUE(Compare(ref, ref).passed);
+}
+
+TEST(OutputComparison, FirstMismatchesAreCappedButAllAreCounted) {
+  std::vector<double> ref(50, 1.0);
+  std::vector<double> out(50, 2.0);
+  out[0] = 1.0;
+  OutputComparator c({0.0, 0.0, 10.0}, 10);
+  c.AddTensor("A", out, ref, {});
+  c.AddTensor("B", out, ref, {});
+  const ComparisonResult& r = c.Result();
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.mismatch_count, 98);
+  ASSERT_EQ(r.first_mismatches.size(), 10U);
+  EXPECT_EQ(r.first_mismatches[0].tensor, "A");
+  EXPECT_EQ(r.first_mismatches[0].index, 1);
+  EXPECT_EQ(r.first_mismatches[0].expected, 1.0);
+  EXPECT_EQ(r.first_mismatches[0].actual, 2.0);
+  EXPECT_EQ(r.first_mismatches[9].index, 10);
+}
+
+TEST(OutputComparison, SizeMismatchFails) {
+  const ComparisonResult r = Compare({1.0}, {1.0, 2.0});
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.detail.find("1 elements produced, 2 expected"), std::string::npos);
+}
+
+TEST(OutputComparison, WorstTensorDecidesRelL2) {
+  OutputComparator c({1.0, 1.0, 1.0});
+  c.AddTensor("good", std::vector<double>{1.0}, std::vector<double>{1.0}, {});
+  c.AddTensor("bad", std::vector<double>{1.5}, std::vector<double>{1.0}, {});
+  EXPECT_TRUE(c.Result().passed);
+  EXPECT_NEAR(c.Result().rel_l2_error, 0.5, 1e-12);
+}
+
+}  // namespace
+}  // namespace kjudge
