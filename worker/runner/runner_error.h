@@ -48,7 +48,7 @@ absl::Status SyncStatus(cudaError_t err, std::string_view what);
 
 #define KJ_RETURN_IF_ERROR(expr)            \
   do {                                      \
-    const absl::Status kj_status_ = (expr); \
+    absl::Status kj_status_ = (expr);       \
     if (!kj_status_.ok()) return kj_status_; \
   } while (false)
 

@@ -342,7 +342,7 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors) {
                                               env_.stream));
     absl::StatusOr<SampleSummary> summary = measure();
     if (!summary.ok()) {
-      const absl::Status err = AsInternal(summary.status(), Cat("baseline ", name));
+      absl::Status err = AsInternal(summary.status(), Cat("baseline ", name));
       if (DescribeError(err).sticky) return err;
       spdlog::warn("{} at {}: {}", name, shape.Label(), err.ToString());
       continue;
