@@ -27,10 +27,31 @@ absl::StatusOr<size_t> TensorSet::BytesNeeded(const ProblemSpec& spec, const Sha
   return total;
 }
 
+absl::StatusOr<size_t> TensorSet::OutputBytes(const ProblemSpec& spec, const Shape& shape) {
+  size_t total = 0;
+  for (const TensorSpec& t : spec.tensors) {
+    if (t.role != TensorRole::kOut) continue;
+    KJ_ASSIGN_OR_RETURN(int64_t count, Count(spec, t, shape));
+    total += static_cast<size_t>(count) * DTypeSize(t.dtype);
+  }
+  return total;
+}
+
 absl::StatusOr<TensorSet> TensorSet::Allocate(const ProblemSpec& spec, const Shape& shape) {
+  return AllocateRoles(spec, shape, false);
+}
+
+absl::StatusOr<TensorSet> TensorSet::AllocateOutputs(const ProblemSpec& spec,
+                                                     const Shape& shape) {
+  return AllocateRoles(spec, shape, true);
+}
+
+absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, const Shape& shape,
+                                                   bool outputs_only) {
   TensorSet set;
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorSpec& t = spec.tensors[i];
+    if (outputs_only && t.role != TensorRole::kOut) continue;
     Entry e;
     e.spec = &t;
     e.index = static_cast<uint32_t>(i);
@@ -42,6 +63,24 @@ absl::StatusOr<TensorSet> TensorSet::Allocate(const ProblemSpec& spec, const Sha
     set.entries_.push_back(std::move(e));
   }
   return set;
+}
+
+std::map<std::string, void*> TensorSet::PointersWithOutputsOf(const TensorSet& outputs) const {
+  std::map<std::string, void*> pointers = pointers_;
+  for (const Entry& e : outputs.entries_) {
+    if (e.spec->role == TensorRole::kOut) pointers[e.spec->name] = e.buffer.get();
+  }
+  return pointers;
+}
+
+std::vector<TensorSet::OutputView> TensorSet::Outputs() const {
+  std::vector<OutputView> views;
+  for (const Entry& e : entries_) {
+    if (e.spec->role == TensorRole::kOut) {
+      views.push_back({e.spec->name, e.spec->dtype, e.count, e.buffer.get()});
+    }
+  }
+  return views;
 }
 
 absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, uint64_t seed,

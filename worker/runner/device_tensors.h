@@ -33,6 +33,10 @@ class TensorSet {
  public:
   static absl::StatusOr<size_t> BytesNeeded(const ProblemSpec& spec, const Shape& shape);
   static absl::StatusOr<TensorSet> Allocate(const ProblemSpec& spec, const Shape& shape);
+  // Only the outputs (a second set of output buffers, e.g. for a reference run on a bench
+  // shape); OutputBytes() is what that allocates.
+  static absl::StatusOr<TensorSet> AllocateOutputs(const ProblemSpec& spec, const Shape& shape);
+  static absl::StatusOr<size_t> OutputBytes(const ProblemSpec& spec, const Shape& shape);
 
   absl::Status GenerateInputs(DeviceUtilities& utils, uint64_t seed, cudaStream_t stream);
   absl::Status PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream);
@@ -42,6 +46,15 @@ class TensorSet {
   absl::Status Scrub(cudaStream_t stream);
 
   const std::map<std::string, void*>& pointers() const { return pointers_; }
+  // These pointers with every output replaced by `outputs`' buffer of the same name.
+  std::map<std::string, void*> PointersWithOutputsOf(const TensorSet& outputs) const;
+  struct OutputView {
+    std::string name;
+    DType dtype;
+    int64_t count;
+    void* ptr;
+  };
+  std::vector<OutputView> Outputs() const;
   std::vector<std::string> InputNames() const;
 
  private:
@@ -51,6 +64,8 @@ class TensorSet {
     int64_t count = 0;
     DeviceBuffer buffer;
   };
+  static absl::StatusOr<TensorSet> AllocateRoles(const ProblemSpec& spec, const Shape& shape,
+                                                 bool outputs_only);
   std::vector<Entry> entries_;
   std::map<std::string, void*> pointers_;
 };

@@ -1,6 +1,7 @@
 #include "worker/runner/device_utilities.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "worker/runner/str_util.h"
@@ -111,9 +112,83 @@ extern "C" __global__ void kj_checksum(const unsigned char* p, unsigned long lon
   for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
   if ((threadIdx.x & 31u) == 0u) atomicAdd(out, acc);
 }
+template <typename T> __device__ __forceinline__ double kj_to_double(T v) { return (double)v; }
+template <> __device__ __forceinline__ double kj_to_double<__half>(__half v) { return (double)__half2float(v); }
+template <> __device__ __forceinline__ double kj_to_double<__nv_bfloat16>(__nv_bfloat16 v) {
+  return (double)__bfloat162float(v);
+}
+template <> __device__ __forceinline__ double kj_to_double<__nv_fp8_e4m3>(__nv_fp8_e4m3 v) {
+  return (double)(float)v;
+}
+template <> __device__ __forceinline__ double kj_to_double<__nv_fp8_e5m2>(__nv_fp8_e5m2 v) {
+  return (double)(float)v;
+}
+
+// stats: [0] mismatches, [1] unwritten, [2] non-finite, [3] first bad index (atomicMin),
+// [4] max |diff| as the bits of a non-negative double (atomicMax); sums: [0] diff^2, [1] ref^2.
+template <typename T>
+__device__ void kj_compare(const T* out, const T* ref, long long n, double atol, double rtol,
+                           unsigned char poison, unsigned long long* stats, double* sums) {
+  unsigned long long mism = 0, unwritten = 0, nonfinite = 0, first = ~0ull, maxbits = 0;
+  double d2 = 0.0, r2 = 0.0;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(out + i);
+    bool poisoned = true;
+    for (int b = 0; b < (int)sizeof(T); ++b) poisoned = poisoned && bytes[b] == poison;
+    if (poisoned) { ++unwritten; first = min(first, (unsigned long long)i); continue; }
+    const double a = kj_to_double<T>(out[i]);
+    const double e = kj_to_double<T>(ref[i]);
+    if (!isfinite(a) || !isfinite(e)) {
+      ++nonfinite; ++mism; first = min(first, (unsigned long long)i); continue;
+    }
+    const double d = fabs(a - e);
+    maxbits = max(maxbits, (unsigned long long)__double_as_longlong(d));
+    d2 += d * d;
+    r2 += e * e;
+    if (!(d <= atol + rtol * fabs(e))) { ++mism; first = min(first, (unsigned long long)i); }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    mism += __shfl_down_sync(0xffffffffu, mism, o);
+    unwritten += __shfl_down_sync(0xffffffffu, unwritten, o);
+    nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, o);
+    first = min(first, __shfl_down_sync(0xffffffffu, first, o));
+    maxbits = max(maxbits, __shfl_down_sync(0xffffffffu, maxbits, o));
+    d2 += __shfl_down_sync(0xffffffffu, d2, o);
+    r2 += __shfl_down_sync(0xffffffffu, r2, o);
+  }
+  if ((threadIdx.x & 31u) == 0u) {
+    atomicAdd(&stats[0], mism);
+    atomicAdd(&stats[1], unwritten);
+    atomicAdd(&stats[2], nonfinite);
+    atomicMin(&stats[3], first);
+    atomicMax(&stats[4], maxbits);
+    atomicAdd(&sums[0], d2);
+    atomicAdd(&sums[1], r2);
+  }
+}
+
+#define KJ_COMPARE(suffix, T)                                                                 \
+  extern "C" __global__ void kj_compare_##suffix(const T* out, const T* ref, long long n,     \
+                                                 double atol, double rtol,                    \
+                                                 unsigned char poison,                        \
+                                                 unsigned long long* stats, double* sums) {   \
+    kj_compare<T>(out, ref, n, atol, rtol, poison, stats, sums);                              \
+  }
+KJ_COMPARE(f32, float)
+KJ_COMPARE(f64, double)
+KJ_COMPARE(f16, __half)
+KJ_COMPARE(bf16, __nv_bfloat16)
+KJ_COMPARE(i32, int)
+KJ_COMPARE(i64, long long)
+KJ_COMPARE(i8, signed char)
+KJ_COMPARE(u8, unsigned char)
+KJ_COMPARE(fp8_e4m3, __nv_fp8_e4m3)
+KJ_COMPARE(fp8_e5m2, __nv_fp8_e5m2)
 )CUDA";
 
 std::string FillKernelName(DType dtype) { return Cat("kj_fill_", DTypeName(dtype)); }
+std::string CompareKernelName(DType dtype) { return Cat("kj_compare_", DTypeName(dtype)); }
 
 unsigned int BlocksFor(int64_t work, unsigned int threads) {
   const int64_t blocks = (work + threads - 1) / threads;
@@ -129,6 +204,7 @@ std::vector<std::string> DeviceUtilities::KernelNames() {
   for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64,
                   DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
     names.push_back(FillKernelName(d));
+    names.push_back(CompareKernelName(d));
   }
   return names;
 }
@@ -146,7 +222,7 @@ absl::StatusOr<DeviceUtilities> DeviceUtilities::Create(std::string_view arch,
                            Cat("utility kernels failed to compile: ", outcome.log));
   }
   KJ_ASSIGN_OR_RETURN(CudaModule module, CudaModule::Load(outcome.program));
-  KJ_ASSIGN_OR_RETURN(DeviceBuffer slot, DeviceBuffer::Allocate(8, "checksum slot"));
+  KJ_ASSIGN_OR_RETURN(DeviceBuffer slot, DeviceBuffer::Allocate(64, "reduction slots"));
   return DeviceUtilities(std::move(module), std::move(slot));
 }
 
@@ -191,6 +267,47 @@ absl::StatusOr<uint64_t> DeviceUtilities::Checksum(const void* ptr, size_t bytes
                                 "checksum copy"));
   KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "checksum synchronize"));
   return sum;
+}
+
+absl::StatusOr<DeviceComparison> DeviceUtilities::Compare(const void* out, const void* ref,
+                                                          DType dtype, int64_t count, double atol,
+                                                          double rtol, cudaStream_t stream) {
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(CompareKernelName(dtype)));
+  uint64_t init[5] = {0, 0, 0, ~uint64_t{0}, 0};
+  double sums_init[2] = {0.0, 0.0};
+  auto* stats = static_cast<unsigned char*>(slot_.get());
+  void* stats_ptr = stats;
+  void* sums_ptr = stats + sizeof(init);
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(stats_ptr, init, sizeof(init), cudaMemcpyHostToDevice, stream), "compare"));
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(sums_ptr, sums_init, sizeof(sums_init), cudaMemcpyHostToDevice, stream),
+      "compare"));
+  const void* o = out;
+  const void* r = ref;
+  long long n = count;
+  unsigned char poison = PoisonByte(dtype);
+  void* args[] = {&o, &r, &n, &atol, &rtol, &poison, &stats_ptr, &sums_ptr};
+  constexpr unsigned int kThreads = 256;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
+                                                 dim3(BlocksFor(count, kThreads)), dim3(kThreads),
+                                                 args, 0, stream),
+                                "compare launch"));
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(init, stats_ptr, sizeof(init), cudaMemcpyDeviceToHost, stream), "compare"));
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(sums_init, sums_ptr, sizeof(sums_init), cudaMemcpyDeviceToHost, stream),
+      "compare"));
+  KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "compare"));
+  DeviceComparison c;
+  c.mismatches = static_cast<int64_t>(init[0]);
+  c.unwritten = static_cast<int64_t>(init[1]);
+  c.nonfinite = static_cast<int64_t>(init[2]);
+  c.first_bad = init[3] == ~uint64_t{0} ? -1 : static_cast<int64_t>(init[3]);
+  std::memcpy(&c.max_abs_error, &init[4], sizeof(double));
+  c.diff_sq = sums_init[0];
+  c.ref_sq = sums_init[1];
+  return c;
 }
 
 }  // namespace kjudge::runner

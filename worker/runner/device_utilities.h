@@ -11,6 +11,10 @@
 // conversions; integers round to nearest and saturate). Same (seed, tensor, index) gives the
 // same value on any GPU and any launch configuration.
 // Poison(): cudaMemsetAsync with PoisonByte(dtype) (see host_values.h).
+// Compare(): elementwise comparison of an output with a reference output of the same dtype,
+// on the device (for bench shapes, too big to copy out): the same element rule as
+// common/output_comparison.h (poisoned = unwritten; NaN/Inf never pass;
+// |out - ref| <= atol + rtol * |ref|), reduced to counts and sums. Waits for the stream.
 // Checksum(): order-independent 64-bit digest: sum over 8-byte words w_j (the last one
 // zero-padded) of splitmix64(w_j ^ splitmix64(j)), so any changed byte changes it with
 // overwhelming probability. Waits for the stream.
@@ -30,6 +34,16 @@
 
 namespace kjudge::runner {
 
+struct DeviceComparison {
+  int64_t mismatches = 0;  // non-finite included, unwritten excluded
+  int64_t unwritten = 0;
+  int64_t nonfinite = 0;
+  int64_t first_bad = -1;  // smallest flat index that failed, or -1
+  double max_abs_error = 0.0;
+  double diff_sq = 0.0;
+  double ref_sq = 0.0;
+};
+
 class DeviceUtilities {
  public:
   static std::string_view Source();
@@ -40,13 +54,16 @@ class DeviceUtilities {
   absl::Status FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
                           uint32_t tensor_index, const InitSpec& init, cudaStream_t stream);
   absl::Status Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream);
+  absl::StatusOr<DeviceComparison> Compare(const void* out, const void* ref, DType dtype,
+                                           int64_t count, double atol, double rtol,
+                                           cudaStream_t stream);
   absl::StatusOr<uint64_t> Checksum(const void* ptr, size_t bytes, cudaStream_t stream);
 
  private:
   DeviceUtilities(CudaModule module, DeviceBuffer slot)
       : module_(std::move(module)), slot_(std::move(slot)) {}
   CudaModule module_;
-  DeviceBuffer slot_;  // one uint64 for the checksum
+  DeviceBuffer slot_;  // reduction results (checksum, comparison)
 };
 
 }  // namespace kjudge::runner

@@ -1,6 +1,8 @@
 #include "worker/runner/verdict_protocol.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <utility>
 
@@ -18,6 +20,7 @@ namespace {
 
 constexpr uint64_t kTestStream = 1;
 constexpr uint64_t kBenchStream = 2;
+constexpr uint64_t kRecheckStream = 3;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 // Failures of trusted code are kjudge's fault: INTERNAL_ERROR, keeping CUDA error and
@@ -87,6 +90,7 @@ absl::Status VerdictProtocol::Execute() {
   KJ_RETURN_IF_ERROR(CheckCandidate());
   if (result->verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
   KJ_RETURN_IF_ERROR(TimeBenchShapes());
+  if (result->verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
   AddSpeedups();
   result->set_verdict(v1::CORRECT);
   result->set_message(CorrectMessage());
@@ -168,9 +172,22 @@ absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceSh
   return Decode(outputs);
 }
 
+absl::Status VerdictProtocol::LoadCandidate() {
+  absl::StatusOr<CudaModule> module = CudaModule::Load(candidate_.program);
+  if (!module.ok()) {
+    // The cubin is the submission's: a load failure that leaves the context usable is its
+    // LAUNCH_ERROR (e.g. a resource the device cannot provide).
+    const ErrorInfo info = DescribeError(module.status());
+    return MakeRunnerError(info.sticky ? v1::RUNTIME_ERROR : v1::LAUNCH_ERROR,
+                           Cat("loading the compiled submission: ", info.message),
+                           info.cuda_error, info.sticky);
+  }
+  candidate_module_.emplace(*std::move(module));
+  return absl::OkStatus();
+}
+
 absl::Status VerdictProtocol::CheckCandidate() {
-  KJ_ASSIGN_OR_RETURN(CudaModule module, CudaModule::Load(candidate_.program));
-  candidate_module_.emplace(std::move(module));
+  KJ_RETURN_IF_ERROR(LoadCandidate());
   const size_t n = setup_.spec.test_shapes.size();
   v1::Verdict first_failure = v1::VERDICT_UNSPECIFIED;
   for (size_t i = 0; i < n; ++i) {
@@ -252,8 +269,8 @@ absl::Status VerdictProtocol::TimeBenchShapes() {
   }
   for (size_t i = 0; i < shapes.size(); ++i) {
     progress_(v1::STAGE_TIMING, static_cast<int>(i), static_cast<int>(shapes.size()));
-    KJ_RETURN_IF_ERROR(
-        WithContext(TimeShape(i), Cat("bench shape ", shapes[i].Label())));
+    KJ_RETURN_IF_ERROR(WithContext(TimeShape(i), Cat("bench shape ", shapes[i].Label())));
+    if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) break;
   }
   return absl::OkStatus();
 }
@@ -297,7 +314,95 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
   v1::ShapeTiming* timing = out_.mutable_result()->add_timings();
   timing->set_shape(shape.Label());
   *timing->mutable_timing() = ToTimingProto(summary);
+  KJ_RETURN_IF_ERROR(RecheckBenchShape(i, tensors));
+  if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
   return MeasureBaselines(i, tensors);
+}
+
+absl::StatusOr<bool> VerdictProtocol::RecheckFits(const Shape& shape) const {
+  KJ_ASSIGN_OR_RETURN(size_t output_bytes, TensorSet::OutputBytes(setup_.spec, shape));
+  KJ_ASSIGN_OR_RETURN(size_t ref_scratch,
+                      ScratchBytes(setup_.spec.reference_plan, setup_.spec.BindingsFor(shape)));
+  KJ_ASSIGN_OR_RETURN(size_t cand_scratch,
+                      ScratchBytes(setup_.candidate_plan, setup_.spec.BindingsFor(shape)));
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
+  return output_bytes + ref_scratch + cand_scratch <= free_bytes;
+}
+
+absl::Status VerdictProtocol::RecheckBenchShape(size_t i, TensorSet& tensors) {
+  const Shape& shape = setup_.spec.bench_shapes[i];
+  KJ_ASSIGN_OR_RETURN(bool fits, RecheckFits(shape));
+  if (!fits) {
+    spdlog::warn("{}: not enough free device memory to re-check outputs after timing",
+                 shape.Label());
+    return absl::OkStatus();
+  }
+  // Fresh inputs at the same addresses and poisoned outputs: a kernel that replays or caches
+  // results from the timed runs leaves stale or unwritten outputs.
+  KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities,
+                                            TrialSeed(seed_, kRecheckStream, i), env_.stream));
+  KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
+  {
+    KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
+                        PlanExecutor::Prepare(setup_.candidate_plan, *candidate_module_,
+                                              setup_.spec.BindingsFor(shape), tensors.pointers(),
+                                              Limits()));
+    KJ_RETURN_IF_ERROR(plan.Launch(env_.stream, /*sync_each=*/true));
+  }
+  KJ_ASSIGN_OR_RETURN(TensorSet expected, TensorSet::AllocateOutputs(setup_.spec, shape));
+  KJ_RETURN_IF_ERROR(AsInternal(RunReferenceInto(shape, tensors, expected),
+                                "reference on the bench shape"));
+  return JudgeRecheck(shape, tensors, expected);
+}
+
+absl::Status VerdictProtocol::RunReferenceInto(const Shape& shape, const TensorSet& inputs,
+                                               const TensorSet& outputs) {
+  KJ_RETURN_IF_ERROR(EnsureReferenceModule());
+  KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
+                      PlanExecutor::Prepare(setup_.spec.reference_plan, *reference_module_,
+                                            setup_.spec.BindingsFor(shape),
+                                            inputs.PointersWithOutputsOf(outputs), Limits()));
+  return plan.Launch(env_.stream, /*sync_each=*/true);
+}
+
+absl::Status VerdictProtocol::JudgeRecheck(const Shape& shape, const TensorSet& actual,
+                                           const TensorSet& expected) {
+  const Tolerance& tol = setup_.spec.tolerance;
+  const std::vector<TensorSet::OutputView> got = actual.Outputs();
+  const std::vector<TensorSet::OutputView> want = expected.Outputs();
+  v1::TestOutcome outcome;
+  outcome.set_shape(shape.Label());
+  outcome.set_passed(true);
+  for (size_t t = 0; t < got.size(); ++t) {
+    KJ_ASSIGN_OR_RETURN(DeviceComparison c,
+                        env_.utilities->Compare(got[t].ptr, want[t].ptr, got[t].dtype,
+                                                got[t].count, tol.atol, tol.rtol, env_.stream));
+    const double rel_l2 = c.ref_sq > 0.0 ? std::sqrt(c.diff_sq / c.ref_sq)
+                                         : std::sqrt(c.diff_sq / static_cast<double>(got[t].count));
+    const bool l2_ok = c.ref_sq > 0.0 ? rel_l2 <= tol.rel_l2 : rel_l2 <= tol.atol;
+    outcome.set_max_abs_error(std::max(outcome.max_abs_error(), c.max_abs_error));
+    outcome.set_rel_l2_error(std::max(outcome.rel_l2_error(), rel_l2));
+    outcome.set_mismatch_count(outcome.mismatch_count() + c.mismatches);
+    outcome.set_unwritten_count(outcome.unwritten_count() + c.unwritten);
+    if (c.mismatches == 0 && c.unwritten == 0 && l2_ok) continue;
+    outcome.set_passed(false);
+    outcome.set_detail(Cat(outcome.detail(), outcome.detail().empty() ? "" : " ", got[t].name,
+                           ": after timing, on fresh inputs: ", c.unwritten,
+                           " elements unwritten, ", c.mismatches,
+                           " outside tolerance, relative L2 error ", rel_l2,
+                           c.first_bad >= 0 ? Cat(" (first bad flat index ", c.first_bad, ")")
+                                            : std::string(),
+                           "."));
+  }
+  if (outcome.passed()) return absl::OkStatus();
+  v1::JobResult* result = out_.mutable_result();
+  // Unwritten outputs on a re-run mean results replayed from earlier runs: suspicious.
+  result->set_verdict(outcome.unwritten_count() > 0 ? v1::SUSPICIOUS : v1::WRONG_ANSWER);
+  result->set_message(Cat("bench shape ", shape.Label(), ": ", outcome.detail()));
+  *result->add_tests() = std::move(outcome);
+  return absl::OkStatus();
 }
 
 const v1::BaselineTiming* VerdictProtocol::CachedBaseline(const std::string& shape,

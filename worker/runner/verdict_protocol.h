@@ -11,7 +11,11 @@
 //      a fault names its launch), inputs checksummed again (INPUT_MODIFIED), outputs compared
 //      (common/output_comparison.h: UNWRITTEN_OUTPUT, WRONG_ANSWER);
 //   4. when all pass: each bench shape timed (worker/runner/timing.h; REJECTED when its buffers
-//      do not fit in free device memory), then the baselines missing from
+//      do not fit in free device memory), then re-checked: fresh inputs at the same
+//      addresses, outputs poisoned, one candidate run compared on the device with a reference
+//      run into separate output buffers (WRONG_ANSWER; SUSPICIOUS when outputs were left
+//      unwritten, i.e. results replayed from the timed runs; skipped with a warning when the
+//      extra buffers do not fit); then the baselines missing from
 //      RunSpec.cached_baselines ("reference" and each known library baseline) measured with the
 //      same protocol and returned in new_baselines; speedup = baseline median / candidate
 //      median for every (shape, baseline); verdict CORRECT.
@@ -70,11 +74,18 @@ class VerdictProtocol {
   absl::Status CompileReference();
   absl::Status RunReferences();
   absl::StatusOr<std::vector<std::vector<double>>> RunReferenceShape(size_t i);
+  absl::Status LoadCandidate();
   absl::Status CheckCandidate();
   absl::Status CheckShape(size_t i, v1::Verdict* verdict);
   absl::Status TimeBenchShapes();
   absl::Status TimeShape(size_t i);
   absl::Status MeasureBaselines(size_t i, TensorSet& tensors);
+  absl::StatusOr<bool> RecheckFits(const Shape& shape) const;
+  absl::Status RecheckBenchShape(size_t i, TensorSet& tensors);
+  absl::Status RunReferenceInto(const Shape& shape, const TensorSet& inputs,
+                                const TensorSet& outputs);
+  absl::Status JudgeRecheck(const Shape& shape, const TensorSet& actual,
+                            const TensorSet& expected);
   absl::StatusOr<SampleSummary> TimePlan(const LaunchPlan& plan, CudaModule& module,
                                          const Shape& shape, TensorSet& tensors);
   absl::Status EnsureReferenceModule();

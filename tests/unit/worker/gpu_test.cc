@@ -208,6 +208,33 @@ TEST(GpuVerdict, LargeDynamicSharedMemoryIsRaised) {
   EXPECT_EQ(r.result().verdict(), v1::CORRECT) << r.result().message();
 }
 
+TEST(GpuVerdict, ReplayingTimedResultsIsSuspicious) {
+  SKIP_WITHOUT_GPU();
+  // Correct on the small test shapes; on the bench shape it computes once, then skips work.
+  const v1::RunnerResult r = Judge(WithKernel(
+      "__device__ int done;\n"
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  if (n > 100000 && done) return;\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = fmaxf(X[i], 0.0f);\n"
+      "  if (i == 0 && n > 100000) done = 1;\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::SUSPICIOUS) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("after timing"));
+  EXPECT_EQ(r.new_baselines_size(), 0);
+}
+
+TEST(GpuVerdict, WrongOnlyAtTheBenchShapeIsWrongAnswer) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = (n > 100000 && i == 12345) ? 7.0f + X[i] * X[i] : fmaxf(X[i], 0.0f);\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::WRONG_ANSWER) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("first bad flat index 12345"));
+}
+
 TEST(GpuRunnerProcess, StickyErrorWritesResultAndExits3) {
   SKIP_WITHOUT_GPU();
   const v1::RunSpec bad = WithKernel(
