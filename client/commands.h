@@ -37,6 +37,13 @@ struct JobArgs {
 };
 int ShowJob(CliContext& cli, const JobArgs& args);
 
+struct StatsArgs {
+  std::vector<std::string> tags;  // key=value filters
+  std::string baseline = "reference";
+  std::string problem_prefix;
+};
+int ShowStats(CliContext& cli, const StatsArgs& args);
+
 // Follows a job with WatchJob until it is done, showing progress on stderr; prints the
 // report (or JSON) and returns the exit code.
 int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s);

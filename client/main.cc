@@ -45,6 +45,12 @@ int main(int argc, char** argv) {
   job->add_flag("--wait,-w", job_args.wait, "follow the job until it is done");
   job->add_option("--timeout", job_args.timeout_s, "with --wait: give up after this many seconds");
 
+  StatsArgs stats_args;
+  auto* stats = app.add_subcommand("stats", "compile rate, correctness, fast_p and geomean speedup (KernelBench's definitions)");
+  stats->add_option("--tag", stats_args.tags, "only jobs with this key=value tag (repeatable)");
+  stats->add_option("--baseline", stats_args.baseline, "speedups against this baseline")->capture_default_str();
+  stats->add_option("--problems", stats_args.problem_prefix, "only problems starting with this, e.g. level1/");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -56,5 +62,6 @@ int main(int argc, char** argv) {
   if (*problem) return ShowProblem(cli, problem_args);
   if (*submit) return Submit(cli, submit_args);
   if (*job) return ShowJob(cli, job_args);
+  if (*stats) return ShowStats(cli, stats_args);
   return kUsage;
 }

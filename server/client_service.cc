@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
+#include "server/kernel_metrics.h"
 #include "common/log.h"
 
 namespace kjudge::server {
@@ -128,6 +129,16 @@ grpc::Status ClientService::Evaluate(grpc::ServerContext* context, const v1::Sub
   }
   return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                       absl::StrCat("job ", id, " is not finished yet; it stays queued: GetJob ", id, " later"));
+}
+
+grpc::Status ClientService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest* request,
+                                     v1::Stats* response) {
+  const std::map<std::string, std::string> tags(request->tags().begin(), request->tags().end());
+  absl::StatusOr<std::vector<v1::JobResult>> results =
+      state_->jobs->FinishedResults(tags, request->problem_prefix());
+  if (!results.ok()) return ToGrpc(results.status());
+  *response = ComputeStats(*results, request->baseline().empty() ? "reference" : request->baseline());
+  return grpc::Status::OK;
 }
 
 }  // namespace kjudge::server

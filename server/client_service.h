@@ -26,6 +26,8 @@ class ClientService final : public v1::ClientService::Service {
                         grpc::ServerWriter<v1::Job>* writer) override;
   grpc::Status Evaluate(grpc::ServerContext* context, const v1::SubmitRequest* request,
                         v1::Job* response) override;
+  grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
+                        v1::Stats* response) override;
 
  private:
   grpc::Status SubmitJob(const v1::SubmitRequest& request, int64_t* id);

@@ -281,6 +281,33 @@ absl::StatusOr<bool> JobStore::Release(int64_t id, const std::string& worker_id,
   return true;
 }
 
+absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(
+    const std::map<std::string, std::string>& tags, const std::string& problem_prefix) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "SELECT tags_json, result_json FROM jobs WHERE state = 3 AND compile_only = 0 "
+      "AND substr(problem, 1, length(?1)) = ?1 ORDER BY id");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, problem_prefix);
+  std::vector<v1::JobResult> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    google::protobuf::Map<std::string, std::string> job_tags;
+    TagsFromJson(stmt->ColumnText(0), &job_tags);
+    bool match = true;
+    for (const auto& [key, value] : tags) {
+      auto it = job_tags.find(key);
+      match = match && it != job_tags.end() && it->second == value;
+    }
+    if (!match) continue;
+    v1::JobResult result;
+    if (FromJson(stmt->ColumnText(1), &result).ok()) out.push_back(std::move(result));
+  }
+  return out;
+}
+
 absl::StatusOr<JobStore::Counts> JobStore::CountByState() {
   std::lock_guard lock(shared_->mutex);
   absl::StatusOr<Statement> stmt =

@@ -65,6 +65,11 @@ class JobStore {
   // attempts are used up. false when the worker did not hold it.
   absl::StatusOr<bool> Release(int64_t id, const std::string& worker_id, const std::string& reason);
 
+  // Results of finished, fully judged (not compile-only) jobs whose tags contain every entry of
+  // `tags` and whose problem starts with `problem_prefix`, oldest first.
+  absl::StatusOr<std::vector<v1::JobResult>> FinishedResults(const std::map<std::string, std::string>& tags,
+                                                             const std::string& problem_prefix);
+
   struct Counts {
     int64_t queued = 0, running = 0, done = 0;
   };

@@ -1,0 +1,43 @@
+#include <iostream>
+
+#include "absl/strings/str_format.h"
+#include "client/commands.h"
+#include "proto/proto_json.h"
+
+namespace kjudge::client {
+
+int ShowStats(CliContext& cli, const StatsArgs& args) {
+  v1::GetStatsRequest request;
+  for (const std::string& tag : args.tags) {
+    const size_t eq = tag.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "kjudge: --tag wants key=value, got '" << tag << "'\n";
+      return kUsage;
+    }
+    (*request.mutable_tags())[tag.substr(0, eq)] = tag.substr(eq + 1);
+  }
+  request.set_baseline(args.baseline);
+  request.set_problem_prefix(args.problem_prefix);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::Stats stats;
+  grpc::Status status = cli.stub->GetStats(&context, request, &stats);
+  if (!status.ok()) return cli.Fail(status, "computing stats");
+  if (cli.json) {
+    std::cout << ToJson(stats) << "\n";
+    return kOk;
+  }
+  std::cout << absl::StrFormat("jobs %d   compiled %d (%.1f%%)   correct %d (%.1f%%)\n", stats.jobs(),
+                               stats.compiled(), 100 * stats.compile_rate(), stats.correct(),
+                               100 * stats.correctness_rate());
+  std::cout << "fast_p vs " << stats.baseline() << ":";
+  for (const v1::FastP& entry : stats.fast_p()) {
+    std::cout << absl::StrFormat("  fast_%g %.3f", entry.p(), entry.fraction());
+  }
+  std::cout << absl::StrFormat("\ngeometric-mean speedup %.3fx over %d correct job(s) with a %s time\n",
+                               stats.geomean_speedup(), stats.with_speedup(), stats.baseline());
+  for (const auto& [verdict, count] : stats.verdicts()) std::cout << "  " << verdict << " " << count << "\n";
+  return kOk;
+}
+
+}  // namespace kjudge::client
