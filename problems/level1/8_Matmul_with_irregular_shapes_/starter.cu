@@ -1,0 +1,19 @@
+// level1/8_Matmul_with_irregular_shapes_ starter: C = A @ B for row-major A [M, K], B [K, N] of
+// irregular sizes.
+// One thread per output element is launched below; replace the TODO with your kernel and
+// adjust the plan (tiles, shared memory, ...) to match.
+/* kjudge-plan
+matmul<<<dim3(cdiv(N, 16), cdiv(M, 16)), dim3(16, 16)>>>(A, B, C, M, N, K);
+*/
+
+extern "C" __global__ void matmul(const float* __restrict__ A, const float* __restrict__ B,
+                                  float* __restrict__ C, int M, int N, int K) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= M || col >= N) return;
+  // TODO: C[row * N + col] = sum over k < K of A[(size_t)row * K + k] * B[(size_t)k * N + col].
+  (void)A;
+  (void)B;
+  (void)C;
+  (void)K;
+}
