@@ -1,14 +1,32 @@
 #include "client/cli_context.h"
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace kjudge::client {
 
 void CliContext::Connect() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
-  stub = v1::ClientService::NewStub(
-      grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!tls_ca.empty()) {
+    std::ifstream in(tls_ca);
+    std::stringstream pem;
+    pem << in.rdbuf();
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = pem.str();
+    credentials = grpc::SslCredentials(ssl);
+  }
+  stub = v1::ClientService::NewStub(grpc::CreateCustomChannel(server, credentials, args));
+}
+
+void CliContext::Prepare(grpc::ClientContext* context, double timeout_s) const {
+  if (!api_key.empty()) context->AddMetadata("authorization", "Bearer " + api_key);
+  if (timeout_s > 0) {
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+  }
 }
 
 int CliContext::Fail(const grpc::Status& status, const std::string& doing) const {
@@ -18,6 +36,13 @@ int CliContext::Fail(const grpc::Status& status, const std::string& doing) const
       std::cerr << "kjudge: cannot reach kjudge-server at " << server << " while " << doing << ": "
                 << status.error_message()
                 << "\n  is the server running? Point at it with --server HOST:PORT or KJUDGE_SERVER.\n";
+      return kServer;
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+      std::cerr << "kjudge: " << status.error_message() << "\n";
+      return kUsage;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      std::cerr << "kjudge: " << status.error_message() << "\n";
       return kServer;
     case grpc::StatusCode::NOT_FOUND:
     case grpc::StatusCode::INVALID_ARGUMENT:

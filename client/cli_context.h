@@ -22,10 +22,14 @@ enum ExitCode { kOk = 0, kVerdictNotCorrect = 1, kUsage = 2, kServer = 3, kUnfin
 
 struct CliContext {
   std::string server;
+  std::string api_key;  // sent as "authorization: Bearer <key>" when set
+  std::string tls_ca;   // PEM file: connect with TLS, trusting this CA
   bool json = false;
   std::unique_ptr<v1::ClientService::Stub> stub;
 
   void Connect();
+  // Adds the API key and, when timeout_s > 0, a deadline to a call's context.
+  void Prepare(grpc::ClientContext* context, double timeout_s) const;
   // Prints a failed RPC for a person (stderr) and returns the exit code it maps to.
   int Fail(const grpc::Status& status, const std::string& doing) const;
 };

@@ -33,10 +33,7 @@ int PrintFinished(const CliContext& cli, const v1::Job& job) {
 
 int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s) {
   grpc::ClientContext context;
-  if (timeout_s > 0) {
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
-  }
+  cli.Prepare(&context, timeout_s);
   v1::WatchJobRequest request;
   request.set_job_id(job_id);
   auto reader = cli.stub->WatchJob(&context, request);
@@ -86,7 +83,7 @@ int Submit(CliContext& cli, const SubmitArgs& args) {
     (*request.mutable_tags())[tag.substr(0, eq)] = tag.substr(eq + 1);
   }
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  cli.Prepare(&context, 30);
   v1::SubmitResponse response;
   grpc::Status status = cli.stub->Submit(&context, request, &response);
   if (!status.ok()) return cli.Fail(status, "submitting");
@@ -108,7 +105,7 @@ int Submit(CliContext& cli, const SubmitArgs& args) {
 int ShowJob(CliContext& cli, const JobArgs& args) {
   if (args.wait) return WaitForJob(cli, args.id, args.timeout_s);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  cli.Prepare(&context, 10);
   v1::GetJobRequest request;
   request.set_job_id(args.id);
   v1::Job job;

@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   CliContext cli;
   const char* env_server = std::getenv("KJUDGE_SERVER");
   cli.server = env_server != nullptr ? env_server : "127.0.0.1:50051";
+  const char* env_key = std::getenv("KJUDGE_API_KEY");
+  cli.api_key = env_key != nullptr ? env_key : "";
 
   CLI::App app{"kjudge: submit CUDA kernels to a kjudge server and read their verdicts.\n\n"
                "  kjudge problems                                   list the catalog\n"
@@ -19,6 +21,8 @@ int main(int argc, char** argv) {
                "2 bad usage or input, 3 server unreachable or failed, 4 job not finished."};
   app.require_subcommand(1);
   app.add_option("--server", cli.server, "kjudge-server address (env KJUDGE_SERVER)")->capture_default_str();
+  app.add_option("--api-key", cli.api_key, "API key (env KJUDGE_API_KEY)");
+  app.add_option("--tls-ca", cli.tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
   app.add_flag("--json", cli.json, "print results as JSON (protobuf JSON, snake_case) on stdout");
 
   auto* problems = app.add_subcommand("problems", "list the problems");

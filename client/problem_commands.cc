@@ -8,7 +8,7 @@ namespace kjudge::client {
 
 int ListProblems(CliContext& cli) {
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  cli.Prepare(&context, 10);
   v1::ListProblemsResponse response;
   grpc::Status status = cli.stub->ListProblems(&context, v1::ListProblemsRequest(), &response);
   if (!status.ok()) return cli.Fail(status, "listing problems");
@@ -25,7 +25,7 @@ int ListProblems(CliContext& cli) {
 
 int ShowProblem(CliContext& cli, const ProblemArgs& args) {
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  cli.Prepare(&context, 10);
   v1::GetProblemRequest request;
   request.set_name(args.name);
   v1::Problem problem;

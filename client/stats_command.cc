@@ -19,7 +19,7 @@ int ShowStats(CliContext& cli, const StatsArgs& args) {
   request.set_baseline(args.baseline);
   request.set_problem_prefix(args.problem_prefix);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  cli.Prepare(&context, 30);
   v1::Stats stats;
   grpc::Status status = cli.stub->GetStats(&context, request, &stats);
   if (!status.ok()) return cli.Fail(status, "computing stats");

@@ -30,16 +30,26 @@ std::string Fingerprint(const v1::Job& job) {
 
 }  // namespace
 
-grpc::Status ClientService::ListProblems(grpc::ServerContext*, const v1::ListProblemsRequest*,
+grpc::Status ClientService::Authorize(grpc::ServerContext* context, ApiKey* caller) {
+  grpc::Status status = state_->auth->Check(*context, Role::kSubmitter, caller);
+  if (!status.ok()) state_->metrics->RpcRejected("auth");
+  return status;
+}
+
+grpc::Status ClientService::ListProblems(grpc::ServerContext* context, const v1::ListProblemsRequest*,
                                          v1::ListProblemsResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
   for (v1::ProblemSummary& summary : state_->catalog->List()) {
     *response->add_problems() = std::move(summary);
   }
   return grpc::Status::OK;
 }
 
-grpc::Status ClientService::GetProblem(grpc::ServerContext*, const v1::GetProblemRequest* request,
+grpc::Status ClientService::GetProblem(grpc::ServerContext* context, const v1::GetProblemRequest* request,
                                        v1::Problem* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
   const CatalogEntry* entry = state_->catalog->Find(request->name());
   if (entry == nullptr) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
@@ -49,9 +59,31 @@ grpc::Status ClientService::GetProblem(grpc::ServerContext*, const v1::GetProble
   return grpc::Status::OK;
 }
 
-grpc::Status ClientService::SubmitJob(const v1::SubmitRequest& request, int64_t* id) {
+grpc::Status ClientService::SubmitJob(grpc::ServerContext* context, const v1::SubmitRequest& request,
+                                      int64_t* id) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+  if (const int64_t wait_ms = state_->submit_rate->Admit(caller.id); wait_ms > 0) {
+    state_->metrics->RpcRejected("rate_limit");
+    context->AddTrailingMetadata("retry-after-ms", std::to_string(wait_ms));
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        absl::StrCat("rate limit: at most ", state_->submit_rate->rate(),
+                                     " submissions per second per key; retry in ", wait_ms, " ms"));
+  }
+  if (state_->max_active_jobs_per_key > 0) {
+    absl::StatusOr<int64_t> active = state_->jobs->CountActiveForKey(caller.id);
+    if (!active.ok()) return ToGrpc(active.status());
+    if (*active >= state_->max_active_jobs_per_key) {
+      state_->metrics->RpcRejected("queue_cap");
+      context->AddTrailingMetadata("retry-after-ms", "5000");
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          absl::StrCat("this key has ", *active, " jobs queued or running (the cap is ",
+                                       state_->max_active_jobs_per_key, "); retry when some have finished"));
+    }
+  }
   absl::StatusOr<NewJob> job = PrepareJob(request, *state_->catalog, state_->limits);
   if (!job.ok()) return ToGrpc(job.status());
+  job->api_key_id = caller.id;
   absl::StatusOr<int64_t> stored = state_->jobs->Enqueue(*job);
   if (!stored.ok()) {
     spdlog::error("enqueue failed: {}", stored.status().ToString());
@@ -59,6 +91,11 @@ grpc::Status ClientService::SubmitJob(const v1::SubmitRequest& request, int64_t*
                         "the job could not be stored; nothing was queued: try again");
   }
   *id = *stored;
+  if (job->immediate_result) {
+    state_->metrics->JobFinished(job->immediate_result->verdict(), 0.0);
+  } else {
+    state_->metrics->JobSubmitted();
+  }
   spdlog::info("job {} submitted: problem={} file={} compile_only={}{}", *id, job->problem,
                job->filename, job->compile_only, job->immediate_result ? " (rejected at intake)" : "");
   state_->events->Notify();
@@ -75,16 +112,18 @@ grpc::Status ClientService::LoadJob(int64_t id, v1::Job* job) {
   return grpc::Status::OK;
 }
 
-grpc::Status ClientService::Submit(grpc::ServerContext*, const v1::SubmitRequest* request,
+grpc::Status ClientService::Submit(grpc::ServerContext* context, const v1::SubmitRequest* request,
                                    v1::SubmitResponse* response) {
   int64_t id = 0;
-  if (grpc::Status status = SubmitJob(*request, &id); !status.ok()) return status;
+  if (grpc::Status status = SubmitJob(context, *request, &id); !status.ok()) return status;
   response->set_job_id(std::to_string(id));
   return LoadJob(id, response->mutable_job());
 }
 
-grpc::Status ClientService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+grpc::Status ClientService::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                                    v1::Job* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
   int64_t id = 0;
   if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
   return LoadJob(id, response);
@@ -92,6 +131,8 @@ grpc::Status ClientService::GetJob(grpc::ServerContext*, const v1::GetJobRequest
 
 grpc::Status ClientService::WatchJob(grpc::ServerContext* context, const v1::WatchJobRequest* request,
                                      grpc::ServerWriter<v1::Job>* writer) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
   int64_t id = 0;
   if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
   std::string last;
@@ -116,7 +157,7 @@ grpc::Status ClientService::WatchJob(grpc::ServerContext* context, const v1::Wat
 grpc::Status ClientService::Evaluate(grpc::ServerContext* context, const v1::SubmitRequest* request,
                                      v1::Job* response) {
   int64_t id = 0;
-  if (grpc::Status status = SubmitJob(*request, &id); !status.ok()) return status;
+  if (grpc::Status status = SubmitJob(context, *request, &id); !status.ok()) return status;
   uint64_t seen = state_->events->version();
   while (!context->IsCancelled()) {
     if (grpc::Status status = LoadJob(id, response); !status.ok()) return status;
@@ -131,8 +172,10 @@ grpc::Status ClientService::Evaluate(grpc::ServerContext* context, const v1::Sub
                       absl::StrCat("job ", id, " is not finished yet; it stays queued: GetJob ", id, " later"));
 }
 
-grpc::Status ClientService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest* request,
+grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
                                      v1::Stats* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
   const std::map<std::string, std::string> tags(request->tags().begin(), request->tags().end());
   absl::StatusOr<std::vector<v1::JobResult>> results =
       state_->jobs->FinishedResults(tags, request->problem_prefix());

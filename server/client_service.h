@@ -30,7 +30,8 @@ class ClientService final : public v1::ClientService::Service {
                         v1::Stats* response) override;
 
  private:
-  grpc::Status SubmitJob(const v1::SubmitRequest& request, int64_t* id);
+  grpc::Status Authorize(grpc::ServerContext* context, ApiKey* caller);
+  grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitRequest& request, int64_t* id);
   grpc::Status LoadJob(int64_t id, v1::Job* job);
 
   ServerState* state_;

@@ -72,7 +72,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   absl::StatusOr<Statement> insert = db.Prepare(
       "INSERT INTO jobs(problem, source_sha256, filename, launch_plan, plan_first_line, "
       "compile_only, tags_json, seed, state, stage, max_attempts, verdict, result_json, "
-      "created_unix_ms, finished_unix_ms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "created_unix_ms, finished_unix_ms, api_key_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!insert.ok()) return insert.status();
   insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, job.launch_plan);
   insert->Bind(5, job.plan_first_line).Bind(6, job.compile_only ? 1 : 0);
@@ -85,7 +85,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   } else {
     insert->BindNull(12).BindNull(13).BindNull(15);
   }
-  insert->Bind(14, now);
+  insert->Bind(14, now).Bind(16, job.api_key_id);
   if (absl::Status s = insert->Run(); !s.ok()) return s;
   const int64_t id = db.LastInsertRowId();
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
@@ -129,7 +129,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   if (!txn.ok()) return txn.status();
   absl::StatusOr<Statement> pick = db.Prepare(
       "SELECT j.id, j.attempts, j.problem, s.body, j.filename, j.launch_plan, j.plan_first_line, "
-      "j.compile_only, j.seed FROM jobs j JOIN sources s ON s.sha256 = j.source_sha256 "
+      "j.compile_only, j.seed, j.created_unix_ms FROM jobs j JOIN sources s ON s.sha256 = j.source_sha256 "
       "WHERE j.state = 1 AND (j.compile_only = 1 OR ? = 1) ORDER BY j.id LIMIT 1");
   if (!pick.ok()) return pick.status();
   pick->Bind(1, can_run_gpu ? 1 : 0);
@@ -148,6 +148,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   spec.set_plan_first_line(static_cast<int32_t>(pick->ColumnInt(6)));
   spec.set_compile_only(pick->ColumnInt(7) != 0);
   spec.set_seed(static_cast<uint64_t>(pick->ColumnInt(8)));
+  leased.created_unix_ms = pick->ColumnInt(9);
 
   absl::StatusOr<Statement> update = db.Prepare(
       "UPDATE jobs SET state = 2, stage = 2, progress_done = 0, progress_total = 0, "
@@ -306,6 +307,17 @@ absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(
     if (FromJson(stmt->ColumnText(1), &result).ok()) out.push_back(std::move(result));
   }
   return out;
+}
+
+absl::StatusOr<int64_t> JobStore::CountActiveForKey(const std::string& api_key_id) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt =
+      shared_->db->Prepare("SELECT COUNT(*) FROM jobs WHERE api_key_id = ? AND state IN (1, 2)");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, api_key_id);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return stmt->ColumnInt(0);
 }
 
 absl::StatusOr<JobStore::Counts> JobStore::CountByState() {

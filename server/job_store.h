@@ -38,6 +38,7 @@ struct NewJob {
   bool compile_only = false;
   std::map<std::string, std::string> tags;
   uint64_t seed = 0;
+  std::string api_key_id;  // who submitted it ("" with auth off)
   // Set for requests judged at submission (REJECTED): stored as already done.
   std::optional<v1::JobResult> immediate_result;
 };
@@ -45,6 +46,7 @@ struct NewJob {
 struct LeasedJob {
   int64_t id = 0;
   int attempt = 0;
+  int64_t created_unix_ms = 0;
   v1::RunSpec spec;  // job fields only; the caller adds the problem's spec and reference
 };
 
@@ -69,6 +71,9 @@ class JobStore {
   // `tags` and whose problem starts with `problem_prefix`, oldest first.
   absl::StatusOr<std::vector<v1::JobResult>> FinishedResults(const std::map<std::string, std::string>& tags,
                                                              const std::string& problem_prefix);
+
+  // Queued + running jobs submitted with this key.
+  absl::StatusOr<int64_t> CountActiveForKey(const std::string& api_key_id);
 
   struct Counts {
     int64_t queued = 0, running = 0, done = 0;

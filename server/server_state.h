@@ -2,10 +2,13 @@
 // every member outlives the gRPC server.
 #pragma once
 
+#include "server/authorizer.h"
 #include "server/baseline_store.h"
 #include "server/job_events.h"
 #include "server/job_store.h"
 #include "server/problem_catalog.h"
+#include "server/rate_limiter.h"
+#include "server/server_metrics.h"
 #include "server/submission_intake.h"
 #include "server/worker_registry.h"
 
@@ -18,6 +21,10 @@ struct ServerState {
   BaselineStore* baselines = nullptr;
   JobEvents* events = nullptr;
   IntakeLimits limits;
+  const Authorizer* auth = nullptr;
+  RateLimiter* submit_rate = nullptr;
+  int64_t max_active_jobs_per_key = 0;  // queued + running; 0: no cap
+  ServerMetrics* metrics = nullptr;
 };
 
 }  // namespace kjudge::server

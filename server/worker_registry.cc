@@ -65,4 +65,15 @@ absl::Status WorkerRegistry::Touch(const std::string& id) {
   return stmt->Run();
 }
 
+absl::StatusOr<int64_t> WorkerRegistry::CountSeenSince(int64_t since_unix_ms) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt =
+      shared_->db->Prepare("SELECT COUNT(*) FROM workers WHERE last_seen_unix_ms >= ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, since_unix_ms);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return stmt->ColumnInt(0);
+}
+
 }  // namespace kjudge::server

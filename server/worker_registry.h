@@ -32,6 +32,8 @@ class WorkerRegistry {
   // nullopt for an unknown id (e.g. registered with a server whose database was replaced).
   absl::StatusOr<std::optional<WorkerRecord>> Find(const std::string& id);
   absl::Status Touch(const std::string& id);
+  // Workers that called in since `since_unix_ms`.
+  absl::StatusOr<int64_t> CountSeenSince(int64_t since_unix_ms);
 
  private:
   SharedDatabase* shared_;

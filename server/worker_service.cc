@@ -34,6 +34,8 @@ grpc::Status WorkerService::FindWorker(const std::string& id, WorkerRecord* reco
 grpc::Status WorkerService::RegisterWorker(grpc::ServerContext* context,
                                            const v1::RegisterWorkerRequest* request,
                                            v1::RegisterWorkerResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   absl::StatusOr<WorkerRecord> record = state_->workers->Register(request->name(), request->gpu());
   if (!record.ok()) return ToGrpc(record.status());
   spdlog::info("worker {} registered from {}: {} ({})", record->id, context->peer(), request->name(),
@@ -66,6 +68,8 @@ bool WorkerService::AttachProblem(const WorkerRecord& worker, v1::RunSpec* spec)
 
 grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::LeaseJobRequest* request,
                                      v1::LeaseJobResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   WorkerRecord worker;
   if (grpc::Status status = FindWorker(request->worker_id(), &worker); !status.ok()) return status;
   (void)state_->workers->Touch(worker.id);
@@ -81,6 +85,9 @@ grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::Lea
       state_->events->Notify();
       if (!AttachProblem(worker, &job.spec)) continue;
       spdlog::info("job {} leased to {} (attempt {})", job.id, worker.id, job.attempt);
+      if (job.attempt == 1) {
+        state_->metrics->JobLeased(static_cast<double>(SystemNowMs() - job.created_unix_ms) / 1000.0);
+      }
       response->set_has_job(true);
       response->set_attempt(job.attempt);
       response->set_lease_seconds(lease_seconds_);
@@ -97,17 +104,21 @@ grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::Lea
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerService::RenewLease(grpc::ServerContext*, const v1::RenewLeaseRequest* request,
+grpc::Status WorkerService::RenewLease(grpc::ServerContext* context, const v1::RenewLeaseRequest* request,
                                        v1::RenewLeaseResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   absl::StatusOr<bool> held = state_->jobs->Renew(JobIdOf(request->job_id()), request->worker_id());
   if (!held.ok()) return ToGrpc(held.status());
   response->set_still_yours(*held);
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerService::ReportProgress(grpc::ServerContext*,
+grpc::Status WorkerService::ReportProgress(grpc::ServerContext* context,
                                            const v1::ReportProgressRequest* request,
                                            v1::ReportProgressResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   absl::StatusOr<bool> held = state_->jobs->UpdateProgress(
       JobIdOf(request->job_id()), request->worker_id(), request->stage(), request->done(), request->total());
   if (!held.ok()) return ToGrpc(held.status());
@@ -116,8 +127,10 @@ grpc::Status WorkerService::ReportProgress(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerService::CompleteJob(grpc::ServerContext*, const v1::CompleteJobRequest* request,
+grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::CompleteJobRequest* request,
                                         v1::CompleteJobResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   WorkerRecord worker;
   if (grpc::Status status = FindWorker(request->worker_id(), &worker); !status.ok()) return status;
   absl::StatusOr<bool> accepted =
@@ -134,14 +147,21 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext*, const v1::Complete
       spdlog::warn("baseline not stored: {}", s.ToString());
     }
   }
+  if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(JobIdOf(request->job_id()));
+      job.ok() && job->has_value()) {
+    state_->metrics->JobFinished(request->result().verdict(),
+                                 static_cast<double>((*job)->finished_unix_ms() - (*job)->created_unix_ms()) / 1000.0);
+  }
   spdlog::info("job {} done by {}: {} {}", request->job_id(), worker.id,
                v1::Verdict_Name(request->result().verdict()), request->result().message());
   state_->events->Notify();
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerService::ReleaseJob(grpc::ServerContext*, const v1::ReleaseJobRequest* request,
+grpc::Status WorkerService::ReleaseJob(grpc::ServerContext* context, const v1::ReleaseJobRequest* request,
                                       v1::ReleaseJobResponse*) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   absl::StatusOr<bool> released =
       state_->jobs->Release(JobIdOf(request->job_id()), request->worker_id(), request->reason());
   if (!released.ok()) return ToGrpc(released.status());

@@ -6,9 +6,9 @@
 
 namespace kjudge::worker {
 
-LeaseKeeper::LeaseKeeper(v1::WorkerService::Stub* stub, std::string worker_id, std::string job_id,
-                         std::chrono::milliseconds period)
-    : stub_(stub), worker_id_(std::move(worker_id)), job_id_(std::move(job_id)), period_(period) {
+LeaseKeeper::LeaseKeeper(v1::WorkerService::Stub* stub, std::string api_key, std::string worker_id,
+                         std::string job_id, std::chrono::milliseconds period)
+    : stub_(stub), api_key_(std::move(api_key)), worker_id_(std::move(worker_id)), job_id_(std::move(job_id)), period_(period) {
   thread_ = std::thread(&LeaseKeeper::Loop, this);
 }
 
@@ -26,6 +26,7 @@ void LeaseKeeper::Loop() {
   while (!cv_.wait_for(lock, period_, [&] { return stop_; })) {
     lock.unlock();
     grpc::ClientContext context;
+    if (!api_key_.empty()) context.AddMetadata("authorization", "Bearer " + api_key_);
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
     v1::RenewLeaseRequest request;
     request.set_worker_id(worker_id_);

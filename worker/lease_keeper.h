@@ -19,7 +19,7 @@ namespace kjudge::worker {
 
 class LeaseKeeper {
  public:
-  LeaseKeeper(v1::WorkerService::Stub* stub, std::string worker_id, std::string job_id,
+  LeaseKeeper(v1::WorkerService::Stub* stub, std::string api_key, std::string worker_id, std::string job_id,
               std::chrono::milliseconds period);
   ~LeaseKeeper();
   LeaseKeeper(const LeaseKeeper&) = delete;
@@ -31,6 +31,7 @@ class LeaseKeeper {
   void Loop();
 
   v1::WorkerService::Stub* stub_;
+  std::string api_key_;
   std::string worker_id_;
   std::string job_id_;
   std::chrono::milliseconds period_;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
                "Start one per GPU; it connects out to the server, so it may run on any host.\n"
                "Without a GPU it runs in compile-only mode and serves compile-only jobs."};
   app.add_option("--server", options.server, "kjudge-server address (host:port)")->capture_default_str();
+  if (const char* key = std::getenv("KJUDGE_API_KEY")) options.api_key = key;
+  app.add_option("--api-key", options.api_key, "API key with role worker (env KJUDGE_API_KEY)");
+  app.add_option("--tls-ca", options.tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
   app.add_option("--runner", runner, "path of kjudge-runner")->capture_default_str();
   app.add_option("--cache-dir", cache_dir, "directory for compiled cubins (created if missing)")->capture_default_str();
   app.add_option("--device", device, "CUDA device index this worker drives")->capture_default_str();
@@ -65,7 +69,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-jobs", options.max_jobs, "exit after this many jobs (0: never)")->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(spdlog::level::from_str(log_level));
+  kjudge::InitLogging("worker", log_level);
   if (options.name.empty()) options.name = HostName() + ":gpu" + std::to_string(device);
 
   std::error_code error;

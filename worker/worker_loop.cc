@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -25,14 +27,27 @@ WorkerLoop::WorkerLoop(WorkerOptions options, RunnerSupervisor* supervisor)
     : options_(std::move(options)), supervisor_(supervisor) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
-  stub_ = v1::WorkerService::NewStub(
-      grpc::CreateCustomChannel(options_.server, grpc::InsecureChannelCredentials(), args));
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options_.tls_ca.empty()) {
+    std::ifstream in(options_.tls_ca);
+    std::stringstream pem;
+    pem << in.rdbuf();
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = pem.str();
+    credentials = grpc::SslCredentials(ssl);
+  }
+  stub_ = v1::WorkerService::NewStub(grpc::CreateCustomChannel(options_.server, credentials, args));
+}
+
+void WorkerLoop::Prepare(grpc::ClientContext* context, std::chrono::milliseconds timeout) const {
+  if (!options_.api_key.empty()) context->AddMetadata("authorization", "Bearer " + options_.api_key);
+  context->set_deadline(In(timeout));
 }
 
 bool WorkerLoop::Register(const std::atomic<int>& stop_requests) {
   for (int attempt = 0; stop_requests.load() == 0; ++attempt) {
     grpc::ClientContext context;
-    context.set_deadline(In(std::chrono::seconds(5)));
+    Prepare(&context, std::chrono::seconds(5));
     v1::RegisterWorkerRequest request;
     request.set_name(options_.name);
     *request.mutable_gpu() = supervisor_->gpu();
@@ -54,7 +69,7 @@ bool WorkerLoop::Register(const std::atomic<int>& stop_requests) {
 
 void WorkerLoop::Report(const std::string& job_id, const v1::RunnerProgress& progress) {
   grpc::ClientContext context;
-  context.set_deadline(In(std::chrono::seconds(2)));
+  Prepare(&context, std::chrono::seconds(2));
   v1::ReportProgressRequest request;
   request.set_worker_id(worker_id_);
   request.set_job_id(job_id);
@@ -70,7 +85,7 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
                           const std::atomic<int>& stop_requests) {
   for (int attempt = 0;; ++attempt) {
     grpc::ClientContext context;
-    context.set_deadline(In(std::chrono::seconds(10)));
+    Prepare(&context, std::chrono::seconds(10));
     grpc::Status status;
     if (outcome.handed_back) {
       v1::ReleaseJobRequest request;
@@ -102,7 +117,7 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
 
 bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests) {
   grpc::ClientContext context;
-  context.set_deadline(In(std::chrono::milliseconds(options_.lease_wait_ms + 5000)));
+  Prepare(&context, std::chrono::milliseconds(options_.lease_wait_ms + 5000));
   v1::LeaseJobRequest request;
   request.set_worker_id(worker_id_);
   request.set_wait_ms(options_.lease_wait_ms);
@@ -124,7 +139,7 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests) {
                spec.compile_only() ? "compile-only" : "full", response.attempt());
   RunOutcome outcome;
   {
-    LeaseKeeper keeper(stub_.get(), worker_id_, spec.job_id(),
+    LeaseKeeper keeper(stub_.get(), options_.api_key, worker_id_, spec.job_id(),
                        std::chrono::milliseconds(lease_seconds_ * 1000 / 3));
     // Abort when the lease is lost or on the second stop request.
     std::atomic<bool> abort{false};

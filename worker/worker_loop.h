@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 
+#include <grpcpp/grpcpp.h>
+
 #include "kjudge/v1/kjudge.grpc.pb.h"
 #include "worker/runner_supervisor.h"
 
@@ -21,6 +23,8 @@ namespace kjudge::worker {
 struct WorkerOptions {
   std::string server = "127.0.0.1:50051";
   std::string name;
+  std::string api_key;  // a key with role worker, when the server requires auth
+  std::string tls_ca;   // PEM: connect with TLS
   int lease_wait_ms = 5000;
   int max_jobs = 0;  // 0: no limit (tests use a limit)
 };
@@ -35,6 +39,7 @@ class WorkerLoop {
   bool Register(const std::atomic<int>& stop_requests);
   // true if a job was served.
   bool ServeOne(const std::atomic<int>& stop_requests);
+  void Prepare(grpc::ClientContext* context, std::chrono::milliseconds timeout) const;
   void Report(const std::string& job_id, const v1::RunnerProgress& progress);
   void Complete(const std::string& job_id, const RunOutcome& outcome, const std::atomic<int>& stop_requests);
 

@@ -25,14 +25,15 @@ void Cluster::StartServer(const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {KJUDGE_SERVER_BIN, "--db", dir_ + "/kjudge.sqlite", "--listen", address(),
                                    "--problems", SourcePath("problems")};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
-  server_ = std::make_unique<Subprocess>(argv, dir_ + "/server.log");
-  // Ready when the CLI gets an answer.
-  for (int i = 0; i < 200; ++i) {
-    if (Cli({"problems"}, 5).exit_code == 0) return;
+  const std::string log = "server-" + std::to_string(++server_starts_) + ".log";
+  server_ = std::make_unique<Subprocess>(argv, dir_ + "/" + log);
+  // Ready once it says it listens (it binds the port before saying so).
+  for (int i = 0; i < 400; ++i) {
+    if (ReadFileOrEmpty(dir_ + "/" + log).find("listening on") != std::string::npos) return;
     ASSERT_TRUE(server_->running()) << "kjudge-server exited:\n" << Logs();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  FAIL() << "kjudge-server did not answer within 10 s:\n" << Logs();
+  FAIL() << "kjudge-server did not start within 20 s:\n" << Logs();
 }
 
 void Cluster::KillServer(int signal) {
@@ -67,6 +68,15 @@ bool Cluster::WaitForLog(const std::string& file, const std::string& text, int t
   return false;
 }
 
+std::string Cluster::CreateKey(const std::string& role) {
+  CommandResult run = Run({KJUDGE_SERVER_BIN, "--db", dir_ + "/kjudge.sqlite", "--json", "keys", "create",
+                           "test-" + role, "--role", role},
+                          std::chrono::seconds(30));
+  nlohmann::json parsed = nlohmann::json::parse(run.out, nullptr, false);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return parsed.is_object() ? parsed.value("key", "") : "";
+}
+
 CliResult Cluster::Cli(const std::vector<std::string>& args, int timeout_s) {
   std::vector<std::string> argv = {KJUDGE_CLI_BIN, "--server", address(), "--json"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -77,8 +87,12 @@ CliResult Cluster::Cli(const std::vector<std::string>& args, int timeout_s) {
 }
 
 std::string Cluster::Logs() const {
-  return "--- server.log ---\n" + ReadFileOrEmpty(dir_ + "/server.log") + "--- worker.log ---\n" +
-         ReadFileOrEmpty(dir_ + "/worker.log");
+  std::string logs;
+  for (int i = 1; i <= server_starts_; ++i) {
+    const std::string name = "server-" + std::to_string(i) + ".log";
+    logs += "--- " + name + " ---\n" + ReadFileOrEmpty(dir_ + "/" + name);
+  }
+  return logs + "--- worker.log ---\n" + ReadFileOrEmpty(dir_ + "/worker.log");
 }
 
 }  // namespace kjudge::testing

@@ -33,6 +33,8 @@ class Cluster {
   void SignalWorker(int signal);
   // Waits until the log file in dir() contains `text`.
   bool WaitForLog(const std::string& file, const std::string& text, int timeout_s);
+  // Creates an API key in the server's database and returns it.
+  std::string CreateKey(const std::string& role);
   CliResult Cli(const std::vector<std::string>& args, int timeout_s = 120);
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& dir() const { return dir_; }
@@ -41,6 +43,7 @@ class Cluster {
  private:
   std::string dir_;
   int port_;
+  int server_starts_ = 0;
   std::unique_ptr<Subprocess> server_;
   std::unique_ptr<Subprocess> worker_;
 };

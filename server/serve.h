@@ -1,0 +1,33 @@
+// Serve: runs kjudge-server until SIGINT/SIGTERM: loads the catalog, opens and migrates the
+// database, starts both gRPC services (with the health service), the metrics endpoint and the
+// lease-expiry loop, and on a signal stops taking calls and shuts down in order. Queued and
+// running jobs stay in the database and are picked up by the next start.
+#pragma once
+
+#include <string>
+
+namespace kjudge::server {
+
+struct ServeOptions {
+  std::string db_path = "kjudge.sqlite";
+  std::string listen = "127.0.0.1:50051";
+  std::string problems = "problems";
+  std::string metrics_listen;  // "" = no metrics endpoint
+  int lease_seconds = 30;
+  int max_attempts = 3;
+  bool require_auth = false;
+  double submit_rate = 20.0;  // per key per second; 0 = unlimited
+  double submit_burst = 100.0;
+  int64_t max_active_jobs_per_key = 5000;
+  std::string tls_cert;  // PEM files; both or neither
+  std::string tls_key;
+};
+
+int Serve(const ServeOptions& options);
+
+// `kjudge-server keys ...`: manage API keys in the database file.
+int CreateKey(const std::string& db_path, const std::string& name, const std::string& role, bool json);
+int ListKeys(const std::string& db_path, bool json);
+int RevokeKey(const std::string& db_path, const std::string& id);
+
+}  // namespace kjudge::server
