@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Judges every problem's example solution on this host's GPU, from a bundle made by
+# deploy/pack.sh:   dist/kjudge/tests/gpu/run_catalog.sh OUT_DIR [PROBLEM_PREFIX]
+# Starts a server on a fresh database and one worker, submits problems/*/solution.cu (the
+# `example` of each spec) for every problem under PROBLEM_PREFIX, waits for all verdicts, and
+# prints one row per problem: verdict, candidate median, speedup per baseline. Exits non-zero
+# unless every example is CORRECT. KJUDGE_TIME_BUDGET_MS (default 1000) bounds each timing.
+set -uo pipefail
+[[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [PROBLEM_PREFIX]" >&2; exit 2; }
+BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+mkdir -p "$1" && OUT="$(cd "$1" && pwd)"
+PREFIX="${2:-}"
+ORIG_LD="${LD_LIBRARY_PATH:-}"
+source "$BUNDLE/env.sh"
+host_py() { if [[ -n "$ORIG_LD" ]]; then LD_LIBRARY_PATH="$ORIG_LD" python3 "$@"; else env -u LD_LIBRARY_PATH python3 "$@"; fi; }
+TMP="$(mktemp -d)"
+PORT=$((20000 + RANDOM % 20000))
+ADDR=127.0.0.1:$PORT
+cleanup() { kill -TERM $WORKER_PID $SERVER_PID 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+"$BUNDLE/bin/kjudge-server" --db "$TMP/kjudge.sqlite" --listen "$ADDR" --problems "$BUNDLE/problems" >"$OUT/catalog_server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 200); do grep -q "listening on" "$OUT/catalog_server.log" && break; sleep 0.1; done
+"$BUNDLE/bin/kjudge-worker" --server "$ADDR" --cache-dir "$TMP/cubins" --time-budget-ms "${KJUDGE_TIME_BUDGET_MS:-1000}" \
+  >"$OUT/catalog_worker.log" 2>&1 &
+WORKER_PID=$!
+K=("$BUNDLE/bin/kjudge" --server "$ADDR")
+
+: >"$OUT/catalog_jobs.tsv"
+for spec in $(cd "$BUNDLE/problems" && find . -name problem.toml | sort); do
+  dir=$(dirname "${spec#./}")
+  [[ "$dir" == "$PREFIX"* ]] || continue
+  [[ -f "$BUNDLE/problems/$dir/solution.cu" ]] || continue
+  id=$("${K[@]}" submit "$BUNDLE/problems/$dir/solution.cu" --problem "$dir" 2>>"$OUT/catalog_submit.err")
+  echo -e "$dir\t$id" >>"$OUT/catalog_jobs.tsv"
+done
+echo "submitted $(wc -l <"$OUT/catalog_jobs.tsv") examples"
+: >"$OUT/catalog_results.jsonl"
+while IFS=$'\t' read -r dir id; do
+  "${K[@]}" --json job "$id" --wait --timeout 600 >>"$OUT/catalog_results.jsonl" 2>>"$OUT/catalog_submit.err"
+done <"$OUT/catalog_jobs.tsv"
+host_py - "$OUT/catalog_results.jsonl" <<'PY'
+import json, sys
+rows, bad = [], 0
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line:
+        continue
+    job = json.loads(line)
+    r = job.get("result", {})
+    verdict = r.get("verdict", job.get("state"))
+    bad += verdict != "CORRECT"
+    med = ";".join(f'{t["timing"]["median_us"]:.1f}' for t in r.get("timings", []))
+    sp = ";".join(f'{s["baseline"]}={s["speedup"]:.2f}x' for s in r.get("speedups", []))
+    msg = "" if verdict == "CORRECT" else r.get("message", "")[:140]
+    rows.append((job["problem"], verdict, med, sp, msg))
+w = max(len(r[0]) for r in rows) if rows else 10
+print(f'{"problem":<{w}}  {"verdict":<16} {"median_us":>12}  speedups / message')
+for p, v, m, s, msg in rows:
+    print(f"{p:<{w}}  {v:<16} {m:>12}  {s} {msg}")
+print(f"{len(rows) - bad}/{len(rows)} examples CORRECT")
+sys.exit(1 if bad else 0)
+PY
