@@ -1,0 +1,95 @@
+// The whole problem catalog, checked without a GPU: every spec loads and validates, and every
+// problem's reference, example solution and starter file compile with NVRTC for sm_90a with
+// the kernel names their launch plans need.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/problem_dir.h"
+#include "worker/runner/job_setup.h"
+#include "worker/runner/nvrtc_compiler.h"
+
+namespace kjudge {
+namespace {
+
+const std::filesystem::path kRoot = std::filesystem::path(KJUDGE_SOURCE_DIR) / "problems";
+
+std::vector<std::string> ProblemNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kRoot)) {
+    if (entry.path().filename() == "problem.toml") {
+      names.push_back(std::filesystem::relative(entry.path().parent_path(), kRoot).string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class CatalogProblem : public ::testing::TestWithParam<std::string> {};
+
+// Compiles `source` as a submission of `files`' problem and expects success.
+void ExpectCompiles(const ProblemFiles& files, const std::string& source, const std::string& program) {
+  v1::RunSpec run;
+  run.set_problem(files.spec.name);
+  run.set_spec_toml(files.spec_toml);
+  run.set_reference_source(files.reference_source);
+  run.set_source(source);
+  run.set_filename(program);
+  absl::StatusOr<runner::JobSetup> setup = runner::SetUpJob(run);
+  ASSERT_TRUE(setup.ok()) << program << ": " << setup.status();
+  absl::StatusOr<runner::CompileOutcome> outcome =
+      runner::CompileWithNvrtc({source, program, "sm_90a", setup->candidate_names});
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_TRUE(outcome->success) << program << ": " << outcome->message << "\n" << outcome->log;
+}
+
+TEST_P(CatalogProblem, LoadsAndCompiles) {
+  absl::StatusOr<ProblemFiles> files = LoadProblemDir(kRoot / GetParam(), GetParam());
+  ASSERT_TRUE(files.ok()) << files.status();
+  const ProblemSpec& spec = files->spec;
+  EXPECT_FALSE(spec.description.empty());
+  EXPECT_FALSE(spec.test_shapes.empty());
+  EXPECT_FALSE(spec.bench_shapes.empty());
+  EXPECT_GT(spec.tolerance.rel_l2, 0.0) << "a tolerance must be chosen on purpose";
+  EXPECT_LE(spec.tolerance.rel_l2, 1e-4) << "fp32 problems use at most the 1e-4 L2-relative bound";
+
+  // The reference, with its own plan.
+  absl::StatusOr<std::vector<std::string>> names = runner::NameExpressions(spec.reference_plan, spec);
+  ASSERT_TRUE(names.ok()) << names.status();
+  absl::StatusOr<runner::CompileOutcome> reference =
+      runner::CompileWithNvrtc({files->reference_source, "reference.cu", "sm_90a", *names});
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  EXPECT_TRUE(reference->success) << reference->message << "\n" << reference->log;
+
+  ASSERT_FALSE(files->example_source.empty()) << "every problem has an example solution";
+  ExpectCompiles(*files, files->example_source, "solution.cu");
+  const std::filesystem::path starter = kRoot / GetParam() / "starter.cu";
+  absl::StatusOr<std::string> starter_source = ReadTextFile(starter);
+  ASSERT_TRUE(starter_source.ok()) << "every problem has a starter.cu: " << starter_source.status();
+  ExpectCompiles(*files, *starter_source, "starter.cu");
+}
+
+std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, CatalogProblem, ::testing::ValuesIn(ProblemNames()), TestName);
+
+TEST(Catalog, HasTheIssueFourBreadth) {
+  std::vector<std::string> names = ProblemNames();
+  const auto level = [&](const std::string& prefix) {
+    return std::count_if(names.begin(), names.end(), [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_GE(level("level1/"), 40);
+  EXPECT_GE(level("level2/"), 15);
+  absl::StatusOr<std::vector<ProblemFiles>> all = LoadProblemCatalog(kRoot);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->size(), names.size());
+}
+
+}  // namespace
+}  // namespace kjudge
