@@ -22,35 +22,47 @@ bool IsPoisoned(const std::vector<bool>& poisoned, size_t i) {
   return !poisoned.empty() && poisoned[i];
 }
 
-// True when every written element of `actual` is the same value.
-bool AllEqual(std::span<const double> actual, const std::vector<bool>& poisoned) {
-  bool seen = false;
-  double first = 0.0;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    if (IsPoisoned(poisoned, i)) continue;
-    if (!seen) {
-      first = actual[i];
-      seen = true;
-    } else if (actual[i] != first) {
-      return false;
+// Range and scale of the written, finite elements of one tensor.
+struct Spread {
+  bool any = false;
+  double lo = 0.0;
+  double hi = 0.0;
+  double max_abs = 0.0;
+  double sum_sq = 0.0;
+  int64_t n = 0;
+  double range() const { return hi - lo; }
+  double rms() const { return n > 0 ? std::sqrt(sum_sq / static_cast<double>(n)) : 0.0; }
+};
+
+Spread SpreadOf(std::span<const double> values, const std::vector<bool>& poisoned) {
+  Spread s;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    if (IsPoisoned(poisoned, i) || !std::isfinite(v)) continue;
+    if (!s.any) {
+      s.lo = v;
+      s.hi = v;
+      s.any = true;
     }
+    s.lo = std::min(s.lo, v);
+    s.hi = std::max(s.hi, v);
+    s.max_abs = std::max(s.max_abs, std::fabs(v));
+    s.sum_sq += v * v;
+    ++s.n;
   }
-  return seen;
+  return s;
 }
 
-// True when no single constant can be within tolerance of every expected element.
-bool ReferenceVaries(std::span<const double> expected, const ComparisonTolerance& tol) {
-  if (expected.size() < 2) return false;
-  double lo = expected[0];
-  double hi = expected[0];
-  double max_abs = 0.0;
-  for (double e : expected) {
-    if (!std::isfinite(e)) continue;
-    lo = std::min(lo, e);
-    hi = std::max(hi, e);
-    max_abs = std::max(max_abs, std::fabs(e));
-  }
-  return hi - lo > 2.0 * (tol.atol + tol.rtol * max_abs);
+// True when the reference is clearly not constant: no single constant is within tolerance of
+// every element, or (when it is not ~0 at the atol scale) its values span more than
+// kDegenerateVaryingSpread of their magnitude: far beyond rounding noise, so a constant output
+// is not the function even under a loose atol.
+bool ReferenceVaries(const Spread& expected, const ComparisonTolerance& tol) {
+  if (expected.n < 2) return false;
+  const double band = tol.atol + tol.rtol * expected.max_abs;
+  return expected.range() > 2.0 * band ||
+         (expected.max_abs > tol.atol &&
+          expected.range() > kDegenerateVaryingSpread * expected.max_abs);
 }
 
 }  // namespace
@@ -140,12 +152,31 @@ void OutputComparator::AddTensor(std::string_view name, std::span<const double> 
                      : absl::StrFormat("%s: reference is all zero and RMS error %g exceeds %g.",
                                        name, rel_l2, tolerance_.atol));
   }
-  if (actual.size() >= 2 && t.unwritten == 0 && AllEqual(actual, poisoned) &&
-      ReferenceVaries(expected, tolerance_)) {
+  if (t.unwritten == 0 && t.nonfinite == 0) CheckDegenerate(name, actual, expected);
+}
+
+void OutputComparator::CheckDegenerate(std::string_view name, std::span<const double> actual,
+                                       std::span<const double> expected) {
+  const Spread a = SpreadOf(actual, {});
+  const Spread e = SpreadOf(expected, {});
+  if (a.n >= 1 && e.rms() > tolerance_.atol && e.rms() > 0.0 &&
+      a.max_abs <= kDegenerateNearZero * e.rms()) {
     result_.degenerate = true;
-    AppendDetail(absl::StrFormat("%s: degenerate output, every element is %g while the "
-                                 "reference varies.",
-                                 name, actual[0]));
+    AppendDetail(absl::StrFormat("%s: degenerate output, every element is ~0 (max |out| %g) "
+                                 "while the reference's RMS is %g.",
+                                 name, a.max_abs, e.rms()));
+    return;
+  }
+  if (a.n >= 2 && ReferenceVaries(e, tolerance_) &&
+      a.range() <= kDegenerateRelativeRange * e.range()) {
+    result_.degenerate = true;
+    AppendDetail(a.range() == 0.0
+                     ? absl::StrFormat("%s: degenerate output, every element is %g while the "
+                                       "reference varies (from %g to %g).",
+                                       name, a.lo, e.lo, e.hi)
+                     : absl::StrFormat("%s: degenerate output, (near-)constant: its values span "
+                                       "%g while the reference's span %g.",
+                                       name, a.range(), e.range()));
   }
 }
 

@@ -11,9 +11,17 @@
 //   * the tensor's relative L2 error ||actual - expected|| / ||expected|| must be <= rel_l2;
 //     when ||expected|| == 0 the bound is instead RMS(actual - expected) <= atol, and
 //     rel_l2_error reports that RMS;
-//   * a degenerate output (>= 2 elements, every element the same value, while the reference
-//     spans more than one tolerance band, so no constant can be right) fails and is flagged
-//     (degenerate = true, with its own sentence in detail) so the verdict says what happened.
+//   * a degenerate output fails and is flagged (degenerate = true, with its own sentence in
+//     detail), even when a loose atol or L2 bound would let it through. Checked only when every
+//     element was written and finite. Degenerate means either
+//       - (near-)constant: >= 2 elements whose range (max - min) is at most
+//         kDegenerateRelativeRange (1e-3) of the reference's range, while the reference varies:
+//         its range exceeds 2 * (atol + rtol * max|ref|) (no constant is within tolerance
+//         everywhere) or, when max|ref| > atol, kDegenerateVaryingSpread (5%) of max|ref| (far
+//         beyond rounding noise);
+//         a constant reference (range 0) never makes an output degenerate; or
+//       - (checked first) all ~0 where the reference is not: max|out| <= kDegenerateNearZero (1e-3) * RMS(ref)
+//         while RMS(ref) > atol.
 // Statistics over all tensors: max abs error, max rel error (over elements with expected != 0),
 // max rel L2 error, mismatch count, and the first `max_reported` mismatches in tensor order.
 // Precedence of the failure detail: unwritten, then non-finite, then elementwise/L2/degenerate.
@@ -26,6 +34,10 @@
 #include <vector>
 
 namespace kjudge {
+
+inline constexpr double kDegenerateRelativeRange = 1e-3;
+inline constexpr double kDegenerateNearZero = 1e-3;
+inline constexpr double kDegenerateVaryingSpread = 0.05;
 
 struct ComparisonTolerance {
   double atol = 0.0;
@@ -68,6 +80,8 @@ class OutputComparator {
 
  private:
   void AppendDetail(const std::string& sentence);
+  void CheckDegenerate(std::string_view name, std::span<const double> actual,
+                       std::span<const double> expected);
   void RecordMismatch(std::string_view name, int64_t index, double expected, double actual);
 
   ComparisonTolerance tolerance_;

@@ -32,6 +32,7 @@ SampleSummary Summarize(std::span<const double> samples) {
   s.max = sorted.back();
   s.median = PercentileOfSorted(sorted, 50.0);
   s.p95 = PercentileOfSorted(sorted, 95.0);
+  s.p99 = PercentileOfSorted(sorted, 99.0);
   double sum = 0.0;
   for (double v : sorted) sum += v;
   s.mean = sum / static_cast<double>(s.count);

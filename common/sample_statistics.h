@@ -2,8 +2,8 @@
 // Timing message. Pure C++, no CUDA.
 //
 // Contract: Summarize() of an empty span is all zeros. median is the middle sample (mean of
-// the two middle ones for an even count); p95 interpolates linearly between closest ranks
-// (numpy's default); std is the sample standard deviation (n - 1; 0 for one sample);
+// the two middle ones for an even count, = p50); p95 and p99 interpolate linearly between
+// closest ranks (numpy's default); std is the sample standard deviation (n - 1; 0 for one sample);
 // rel_std_error = (std / sqrt(n)) / mean (0 when mean is 0).
 #pragma once
 
@@ -20,6 +20,7 @@ struct SampleSummary {
   double min = 0.0;
   double max = 0.0;
   double p95 = 0.0;
+  double p99 = 0.0;
   double rel_std_error = 0.0;
 };
 

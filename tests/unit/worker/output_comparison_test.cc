@@ -109,6 +109,82 @@ TEST(OutputComparison, ConstantReferenceIsNotDegenerate) {
   EXPECT_TRUE(Compare(ref, ref).passed);
 }
 
+TEST(OutputComparison, ConstantOutputUnderLooseAtolIsDegenerate) {
+  // Softmax answered with 1/N everywhere: with a loose atol every element passes and a loose
+  // L2 bound lets it through, but the reference varies by far more than rounding noise.
+  const std::vector<double> ref = {0.05, 0.15, 0.30, 0.50};
+  const std::vector<double> out(4, 0.25);
+  const ComparisonResult r = Compare(out, ref, {0.1, 2.0, 10.0});
+  EXPECT_EQ(r.mismatch_count, 0);
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.degenerate);
+  EXPECT_NE(r.detail.find("every element is 0.25"), std::string::npos);
+}
+
+TEST(OutputComparison, NearConstantOutputIsDegenerate) {
+  // 1/N plus a tiny ramp, to dodge an exact all-equal test.
+  std::vector<double> ref;
+  std::vector<double> out;
+  for (int i = 0; i < 100; ++i) {
+    ref.push_back(std::exp(0.05 * i) / 100.0);
+    out.push_back(0.01 + 1e-9 * i);
+  }
+  const ComparisonResult r = Compare(out, ref, {1.0, 1.0, 10.0});
+  EXPECT_EQ(r.mismatch_count, 0);
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.degenerate);
+  EXPECT_NE(r.detail.find("(near-)constant"), std::string::npos);
+}
+
+TEST(OutputComparison, NearZeroOutputWhereReferenceIsNotIsDegenerate) {
+  // Every element within a loose atol of the reference, but the output is ~0 and the
+  // reference's RMS is well above atol... with a loose L2 bound too.
+  const std::vector<double> ref = {1.0, -1.0, 1.0, -1.0, 1.0, -1.0};
+  const std::vector<double> out = {1e-5, -1e-5, 2e-5, 0.0, -2e-5, 1e-5};
+  const ComparisonResult r = Compare(out, ref, {0.5, 1.0, 10.0});
+  EXPECT_EQ(r.mismatch_count, 0);
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.degenerate);
+  EXPECT_NE(r.detail.find("~0"), std::string::npos);
+}
+
+TEST(OutputComparison, CorrectOutputsAreNeverDegenerate) {
+  // Varying reference, output within rounding noise of it.
+  std::vector<double> ref;
+  std::vector<double> out;
+  for (int i = 0; i < 64; ++i) {
+    ref.push_back(std::sin(0.3 * i));
+    out.push_back(std::sin(0.3 * i) * (1.0 + 1e-7));
+  }
+  const ComparisonResult r = Compare(out, ref);
+  EXPECT_TRUE(r.passed) << r.detail;
+  EXPECT_FALSE(r.degenerate);
+  // A reference that is constant up to rounding noise accepts an exactly constant output.
+  const std::vector<double> noisy = {1.0, 1.0 + 1e-7, 1.0 - 1e-7, 1.0};
+  const ComparisonResult c = Compare(std::vector<double>(4, 1.0), noisy);
+  EXPECT_TRUE(c.passed) << c.detail;
+  EXPECT_FALSE(c.degenerate);
+  // Zeros where the reference is ~0 at the tolerance scale are not degenerate.
+  const std::vector<double> tiny = {1e-9, -1e-9, 0.0, 2e-9};
+  const ComparisonResult z = Compare(std::vector<double>(4, 0.0), tiny, {1e-5, 1e-5, 2.0});
+  EXPECT_TRUE(z.passed) << z.detail;
+  EXPECT_FALSE(z.degenerate);
+  // A single element is never degenerate.
+  EXPECT_FALSE(Compare({2.0}, {2.0}).degenerate);
+}
+
+TEST(OutputComparison, DegenerateIsNotReportedForUnwrittenOrNonFiniteOutputs) {
+  const std::vector<double> ref = {-1.0, 0.0, 1.0, 2.0};
+  const ComparisonResult r = Compare({kNaN, kNaN, kNaN, kNaN}, ref);
+  EXPECT_FALSE(r.passed);
+  EXPECT_FALSE(r.degenerate);
+  const ComparisonResult u = Compare({0.5, 0.5, 0.5, 0.5}, ref, {1e-5, 1e-5, 1e-4},
+                                     {true, true, true, true});
+  EXPECT_FALSE(u.passed);
+  EXPECT_FALSE(u.degenerate);
+  EXPECT_EQ(u.unwritten_count, 4);
+}
+
 TEST(OutputComparison, FirstMismatchesAreCappedButAllAreCounted) {
   std::vector<double> ref(50, 1.0);
   std::vector<double> out(50, 2.0);

@@ -37,6 +37,18 @@ TEST(SampleStatistics, P95InterpolatesLikeNumpy) {
   EXPECT_DOUBLE_EQ(PercentileOfSorted(std::vector<double>{7.0}, 95), 7.0);
 }
 
+TEST(SampleStatistics, P99InterpolatesLikeNumpy) {
+  std::vector<double> v;
+  for (int i = 1; i <= 200; ++i) v.push_back(i);  // numpy.percentile(1..200, 99) = 198.01
+  const SampleSummary s = Summarize(v);
+  EXPECT_NEAR(s.p99, 198.01, 1e-9);
+  EXPECT_NEAR(s.p95, 190.05, 1e-9);
+  EXPECT_DOUBLE_EQ(s.median, PercentileOfSorted(std::vector<double>(v.begin(), v.end()), 50));
+  // Ten samples: rank 0.99 * 9 = 8.91 between the two largest.
+  const std::vector<double> ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 100};
+  EXPECT_NEAR(Summarize(ten).p99, 9.0 + 0.91 * 91.0, 1e-9);
+}
+
 TEST(SampleStatistics, RecordedSamples) {
   // Ten recorded event timings (us) of one kernel.
   const std::vector<double> v = {101.2, 100.8, 100.9, 101.0, 100.7,
@@ -46,6 +58,7 @@ TEST(SampleStatistics, RecordedSamples) {
   EXPECT_NEAR(s.mean, 101.79, 1e-9);
   EXPECT_NEAR(s.std, 2.7131163, 1e-6);
   EXPECT_NEAR(s.p95, 105.765, 1e-9);
+  EXPECT_NEAR(s.p99, 108.753, 1e-9);  // numpy.percentile(v, 99)
   EXPECT_NEAR(s.rel_std_error, 2.7131163 / std::sqrt(10.0) / 101.79, 1e-8);
   EXPECT_EQ(s.min, 100.7);
   EXPECT_EQ(s.max, 109.5);
@@ -56,6 +69,7 @@ TEST(SampleStatistics, SingleSampleHasNoSpread) {
   EXPECT_EQ(s.std, 0.0);
   EXPECT_EQ(s.rel_std_error, 0.0);
   EXPECT_EQ(s.p95, 42.0);
+  EXPECT_EQ(s.p99, 42.0);
 }
 
 }  // namespace
