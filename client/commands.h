@@ -16,6 +16,7 @@ struct ProblemArgs {
   std::string name;
   bool starter = false;  // print only the starter .cu file
   bool spec = false;     // print only the spec (problem.toml)
+  bool prompt = false;   // print only the LLM-ready task text
 };
 int ShowProblem(CliContext& cli, const ProblemArgs& args);
 
@@ -43,6 +44,14 @@ struct StatsArgs {
   std::string problem_prefix;
 };
 int ShowStats(CliContext& cli, const StatsArgs& args);
+
+struct BaselinesArgs {
+  std::string problem_prefix;
+  bool refresh = false;
+  bool no_run = false;      // with refresh: only forget, do not queue example jobs
+  std::string import_file;  // JSON lines from deploy/torch_baselines.py
+};
+int Baselines(CliContext& cli, const BaselinesArgs& args);
 
 // Follows a job with WatchJob until it is done, showing progress on stderr; prints the
 // report (or JSON) and returns the exit code.

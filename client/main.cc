@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   problem->add_option("name", problem_args.name, "problem name, e.g. level1/19_ReLU")->required();
   problem->add_flag("--starter", problem_args.starter, "print only the starter .cu file");
   problem->add_flag("--spec", problem_args.spec, "print only the problem spec (TOML)");
+  problem->add_flag("--prompt", problem_args.prompt, "print the LLM-ready task (description, tensors, format, example)");
 
   SubmitArgs submit_args;
   auto* submit = app.add_subcommand("submit", "submit a .cu file (device code + kjudge-plan block)");
@@ -55,6 +56,14 @@ int main(int argc, char** argv) {
   stats->add_option("--baseline", stats_args.baseline, "speedups against this baseline")->capture_default_str();
   stats->add_option("--problems", stats_args.problem_prefix, "only problems starting with this, e.g. level1/");
 
+  BaselinesArgs baselines_args;
+  auto* baselines = app.add_subcommand("baselines", "list cached baseline timings; --refresh re-measures, import adds PyTorch times");
+  baselines->add_option("--problems", baselines_args.problem_prefix, "only problems starting with this");
+  baselines->add_flag("--refresh", baselines_args.refresh, "forget measured baselines and queue example jobs that re-measure them (admin)");
+  baselines->add_flag("--no-run", baselines_args.no_run, "with --refresh: only forget them (measured on the next job)");
+  auto* import = baselines->add_subcommand("import", "store baselines from deploy/torch_baselines.py's JSON lines (admin)");
+  import->add_option("file", baselines_args.import_file, "JSON lines file")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -67,5 +76,6 @@ int main(int argc, char** argv) {
   if (*submit) return Submit(cli, submit_args);
   if (*job) return ShowJob(cli, job_args);
   if (*stats) return ShowStats(cli, stats_args);
+  if (*baselines) return Baselines(cli, baselines_args);
   return kUsage;
 }

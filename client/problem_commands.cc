@@ -33,6 +33,8 @@ int ShowProblem(CliContext& cli, const ProblemArgs& args) {
   if (!status.ok()) return cli.Fail(status, "reading the problem");
   if (cli.json) {
     std::cout << ToJson(problem) << "\n";
+  } else if (args.prompt) {
+    std::cout << problem.prompt();
   } else if (args.starter) {
     std::cout << problem.starter_file();
   } else if (args.spec) {

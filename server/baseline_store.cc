@@ -28,6 +28,61 @@ absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::Find(
   return out;
 }
 
+namespace {
+
+absl::StatusOr<std::vector<v1::BaselineTiming>> ReadRows(Statement& stmt) {
+  std::vector<v1::BaselineTiming> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    v1::BaselineTiming baseline;
+    baseline.set_problem(stmt.ColumnText(0));
+    baseline.set_shape(stmt.ColumnText(1));
+    baseline.set_name(stmt.ColumnText(2));
+    baseline.set_hardware_key(stmt.ColumnText(3));
+    if (absl::Status s = FromJson(stmt.ColumnText(4), baseline.mutable_timing()); !s.ok()) return s;
+    out.push_back(std::move(baseline));
+  }
+  return out;
+}
+
+constexpr char kImportedPrefix[] = "imported|";
+
+}  // namespace
+
+absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::List(const std::string& problem_prefix) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "SELECT problem, shape, name, hardware_key, timing_json FROM baselines "
+      "WHERE substr(problem, 1, length(?1)) = ?1 ORDER BY problem, hardware_key, shape, name");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, problem_prefix);
+  return ReadRows(*stmt);
+}
+
+absl::StatusOr<int64_t> BaselineStore::RemoveMeasured(const std::string& problem_prefix) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "DELETE FROM baselines WHERE substr(problem, 1, length(?1)) = ?1 "
+      "AND substr(hardware_key, 1, length(?2)) != ?2");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, problem_prefix).Bind(2, std::string(kImportedPrefix));
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return shared_->db->Changes();
+}
+
+absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::FindImported(const std::string& problem,
+                                                                            const std::string& gpu_name) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "SELECT problem, shape, name, hardware_key, timing_json FROM baselines "
+      "WHERE problem = ? AND hardware_key = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, problem).Bind(2, std::string(kImportedPrefix) + gpu_name);
+  return ReadRows(*stmt);
+}
+
 absl::Status BaselineStore::Put(const v1::BaselineTiming& baseline) {
   std::lock_guard lock(shared_->mutex);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(

@@ -184,4 +184,59 @@ grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::Get
   return grpc::Status::OK;
 }
 
+grpc::Status ClientService::ListBaselines(grpc::ServerContext* context, const v1::ListBaselinesRequest* request,
+                                          v1::ListBaselinesResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+  absl::StatusOr<std::vector<v1::BaselineTiming>> baselines = state_->baselines->List(request->problem_prefix());
+  if (!baselines.ok()) return ToGrpc(baselines.status());
+  for (v1::BaselineTiming& baseline : *baselines) *response->add_baselines() = std::move(baseline);
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::RefreshBaselines(grpc::ServerContext* context,
+                                             const v1::RefreshBaselinesRequest* request,
+                                             v1::RefreshBaselinesResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kAdmin, &caller); !status.ok()) return status;
+  absl::StatusOr<int64_t> removed = state_->baselines->RemoveMeasured(request->problem_prefix());
+  if (!removed.ok()) return ToGrpc(removed.status());
+  response->set_removed(*removed);
+  if (!request->run_examples()) return grpc::Status::OK;
+  // Queue each problem's example: its job measures the baselines that are now missing.
+  for (const v1::ProblemSummary& summary : state_->catalog->List()) {
+    const CatalogEntry* entry = state_->catalog->Find(summary.name());
+    if (summary.name().rfind(request->problem_prefix(), 0) != 0 || entry->files.example_source.empty()) continue;
+    v1::SubmitRequest submit;
+    submit.set_problem(summary.name());
+    submit.set_source(entry->files.example_source);
+    submit.set_filename(entry->files.spec.example_file);
+    (*submit.mutable_tags())["kind"] = "baseline-refresh";
+    int64_t id = 0;
+    if (grpc::Status status = SubmitJob(context, submit, &id); !status.ok()) return status;
+    response->add_job_ids(std::to_string(id));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::ImportBaselines(grpc::ServerContext* context,
+                                            const v1::ImportBaselinesRequest* request,
+                                            v1::ImportBaselinesResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kAdmin, &caller); !status.ok()) return status;
+  for (const v1::BaselineTiming& baseline : request->baselines()) {
+    if (state_->catalog->Find(baseline.problem()) == nullptr || baseline.name().empty() ||
+        baseline.hardware_key().rfind("imported|", 0) != 0 || !(baseline.timing().median_us() > 0)) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("baseline ", response->stored() + 1, " (", baseline.problem(), " ",
+                                       baseline.shape(), " ", baseline.name(),
+                                       "): needs a catalog problem, a name, hardware_key 'imported|<gpu>' and "
+                                       "median_us > 0; nothing after it was stored"));
+    }
+    if (absl::Status s = state_->baselines->Put(baseline); !s.ok()) return ToGrpc(s);
+    response->set_stored(response->stored() + 1);
+  }
+  return grpc::Status::OK;
+}
+
 }  // namespace kjudge::server

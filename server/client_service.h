@@ -28,6 +28,12 @@ class ClientService final : public v1::ClientService::Service {
                         v1::Job* response) override;
   grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
                         v1::Stats* response) override;
+  grpc::Status ListBaselines(grpc::ServerContext* context, const v1::ListBaselinesRequest* request,
+                             v1::ListBaselinesResponse* response) override;
+  grpc::Status RefreshBaselines(grpc::ServerContext* context, const v1::RefreshBaselinesRequest* request,
+                                v1::RefreshBaselinesResponse* response) override;
+  grpc::Status ImportBaselines(grpc::ServerContext* context, const v1::ImportBaselinesRequest* request,
+                               v1::ImportBaselinesResponse* response) override;
 
  private:
   grpc::Status Authorize(grpc::ServerContext* context, ApiKey* caller);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "server/task_prompt.h"
 
 namespace kjudge::server {
 namespace {
@@ -35,6 +36,7 @@ v1::Problem ToProto(const ProblemFiles& files, const std::string& starter) {
   proto.set_starter_file(starter);
   for (const Shape& shape : spec.test_shapes) proto.add_test_shapes(shape.Label());
   for (const Shape& shape : spec.bench_shapes) proto.add_bench_shapes(shape.Label());
+  proto.set_prompt(BuildTaskPrompt(files, starter));
   return proto;
 }
 

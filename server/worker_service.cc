@@ -127,14 +127,34 @@ grpc::Status WorkerService::ReportProgress(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+void WorkerService::AddImportedSpeedups(const WorkerRecord& worker, const std::string& job_id,
+                                        v1::JobResult* result) {
+  if (result->timings().empty()) return;
+  absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(JobIdOf(job_id));
+  if (!job.ok() || !job->has_value()) return;
+  absl::StatusOr<std::vector<v1::BaselineTiming>> imported =
+      state_->baselines->FindImported((*job)->problem(), worker.gpu.name());
+  if (!imported.ok()) return;
+  for (const v1::ShapeTiming& timing : result->timings()) {
+    for (const v1::BaselineTiming& baseline : *imported) {
+      if (baseline.shape() != timing.shape() || !(timing.timing().median_us() > 0)) continue;
+      v1::Speedup* speedup = result->add_speedups();
+      speedup->set_shape(timing.shape());
+      speedup->set_baseline(baseline.name());
+      speedup->set_speedup(baseline.timing().median_us() / timing.timing().median_us());
+    }
+  }
+}
+
 grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::CompleteJobRequest* request,
                                         v1::CompleteJobResponse* response) {
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   WorkerRecord worker;
   if (grpc::Status status = FindWorker(request->worker_id(), &worker); !status.ok()) return status;
-  absl::StatusOr<bool> accepted =
-      state_->jobs->Complete(JobIdOf(request->job_id()), worker.id, request->result());
+  v1::JobResult result = request->result();
+  AddImportedSpeedups(worker, request->job_id(), &result);
+  absl::StatusOr<bool> accepted = state_->jobs->Complete(JobIdOf(request->job_id()), worker.id, result);
   if (!accepted.ok()) return ToGrpc(accepted.status());
   response->set_accepted(*accepted);
   if (!*accepted) {

@@ -33,6 +33,8 @@ class WorkerService final : public v1::WorkerService::Service {
   grpc::Status FindWorker(const std::string& id, struct WorkerRecord* record);
   // Fills spec with the problem; false (and the job finished as REJECTED) if it is gone.
   bool AttachProblem(const struct WorkerRecord& worker, v1::RunSpec* spec);
+  // Speedups against baselines imported for this worker's GPU model (e.g. PyTorch eager).
+  void AddImportedSpeedups(const struct WorkerRecord& worker, const std::string& job_id, v1::JobResult* result);
 
   ServerState* state_;
   int lease_seconds_;

@@ -2,6 +2,7 @@
 // (real NVRTC), real SQLite file, the real CLI over loopback gRPC.
 #include <signal.h>
 
+#include <fstream>
 #include <set>
 
 #include "tests/integration/cluster.h"
@@ -81,6 +82,36 @@ TEST_F(EndToEnd, ProblemCommandsShowTheCatalog) {
   EXPECT_NE(relu.json["description"].get<std::string>().find("ReLU"), std::string::npos);
   EXPECT_NE(relu.json["starter_file"].get<std::string>().find("kjudge-plan"), std::string::npos);
   EXPECT_EQ(relu.json["bench_shapes"][0], "M=4096,N=393216");
+}
+
+TEST_F(EndToEnd, PromptAndBaselineCommands) {
+  CliResult prompt = cluster_->Cli({"problem", "level1/23_Softmax"});
+  ASSERT_EQ(prompt.exit_code, 0);
+  const std::string text = prompt.json["prompt"];
+  EXPECT_NE(text.find("# Task: level1/23_Softmax"), std::string::npos);
+  EXPECT_NE(text.find("kjudge-plan"), std::string::npos);
+  EXPECT_NE(text.find("Benchmark shapes: M=4096,N=393216"), std::string::npos) << text;
+
+  const std::string file = cluster_->dir() + "/torch.jsonl";
+  std::ofstream(file) << R"({"problem": "level1/19_ReLU", "shape": "M=4096,N=393216", "name": "torch_eager", "median_us": 3300.5, "samples": 50, "gpu": "NVIDIA H200"})"
+                      << "\n";
+  CliResult imported = cluster_->Cli({"baselines", "import", file});
+  EXPECT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_EQ(imported.json["stored"], "1");  // int64 is a JSON string in proto JSON
+  CliResult listed = cluster_->Cli({"baselines", "--problems", "level1/19"});
+  ASSERT_EQ(listed.exit_code, 0);
+  ASSERT_EQ(listed.json["baselines"].size(), 1u) << listed.out;
+  EXPECT_EQ(listed.json["baselines"][0]["hardware_key"], "imported|NVIDIA H200");
+  EXPECT_EQ(listed.json["baselines"][0]["timing"]["median_us"], 3300.5);
+  // Refresh forgets measured baselines only: the imported one stays.
+  CliResult refreshed = cluster_->Cli({"baselines", "--refresh", "--no-run"});
+  EXPECT_EQ(refreshed.exit_code, 0) << refreshed.err;
+  EXPECT_EQ(cluster_->Cli({"baselines"}).json["baselines"].size(), 1u);
+
+  std::ofstream(file) << R"({"problem": "level9/nope", "shape": "N=1", "name": "x", "median_us": 1, "gpu": "g"})" << "\n";
+  CliResult bad = cluster_->Cli({"baselines", "import", file});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("needs a catalog problem"), std::string::npos) << bad.err;
 }
 
 TEST_F(EndToEnd, SubmissionsSurviveKill9OfTheServer) {

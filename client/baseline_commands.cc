@@ -1,0 +1,104 @@
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_format.h"
+#include "client/commands.h"
+#include "nlohmann/json.hpp"
+#include "proto/proto_json.h"
+
+namespace kjudge::client {
+namespace {
+
+int Refresh(CliContext& cli, const BaselinesArgs& args) {
+  v1::RefreshBaselinesRequest request;
+  request.set_problem_prefix(args.problem_prefix);
+  request.set_run_examples(!args.no_run);
+  grpc::ClientContext context;
+  cli.Prepare(&context, 60);
+  v1::RefreshBaselinesResponse response;
+  grpc::Status status = cli.stub->RefreshBaselines(&context, request, &response);
+  if (!status.ok()) return cli.Fail(status, "refreshing baselines");
+  if (cli.json) {
+    std::cout << ToJson(response) << "\n";
+  } else {
+    std::cout << "forgot " << response.removed() << " cached baseline(s)";
+    if (response.job_ids_size() > 0) {
+      std::cout << "; queued " << response.job_ids_size() << " example job(s) that measure them again ("
+                << response.job_ids(0) << (response.job_ids_size() > 1 ? " ... " + response.job_ids(response.job_ids_size() - 1) : "")
+                << ")";
+    }
+    std::cout << "\n";
+  }
+  return kOk;
+}
+
+// Reads deploy/torch_baselines.py's JSON lines.
+int Import(CliContext& cli, const BaselinesArgs& args) {
+  std::ifstream in(args.import_file);
+  if (!in) {
+    std::cerr << "kjudge: cannot read '" << args.import_file << "'\n";
+    return kUsage;
+  }
+  v1::ImportBaselinesRequest request;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json row = nlohmann::json::parse(line, nullptr, false);
+    if (!row.is_object() || !row.contains("problem") || !row.contains("shape") || !row.contains("name") ||
+        !row.contains("median_us") || !row.contains("gpu")) {
+      std::cerr << "kjudge: " << args.import_file << ":" << number
+                << ": expected a JSON object with problem, shape, name, median_us, gpu\n";
+      return kUsage;
+    }
+    v1::BaselineTiming* baseline = request.add_baselines();
+    baseline->set_problem(row["problem"].get<std::string>());
+    baseline->set_shape(row["shape"].get<std::string>());
+    baseline->set_name(row["name"].get<std::string>());
+    baseline->set_hardware_key("imported|" + row["gpu"].get<std::string>());
+    baseline->mutable_timing()->set_median_us(row["median_us"].get<double>());
+    baseline->mutable_timing()->set_samples(row.value("samples", 0));
+  }
+  grpc::ClientContext context;
+  cli.Prepare(&context, 60);
+  v1::ImportBaselinesResponse response;
+  grpc::Status status = cli.stub->ImportBaselines(&context, request, &response);
+  if (!status.ok()) return cli.Fail(status, "importing baselines");
+  if (cli.json) {
+    std::cout << ToJson(response) << "\n";
+  } else {
+    std::cout << "stored " << response.stored() << " imported baseline(s)\n";
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int Baselines(CliContext& cli, const BaselinesArgs& args) {
+  if (!args.import_file.empty()) return Import(cli, args);
+  if (args.refresh) return Refresh(cli, args);
+  v1::ListBaselinesRequest request;
+  request.set_problem_prefix(args.problem_prefix);
+  grpc::ClientContext context;
+  cli.Prepare(&context, 30);
+  v1::ListBaselinesResponse response;
+  grpc::Status status = cli.stub->ListBaselines(&context, request, &response);
+  if (!status.ok()) return cli.Fail(status, "listing baselines");
+  if (cli.json) {
+    std::cout << ToJson(response) << "\n";
+    return kOk;
+  }
+  std::string hardware;
+  for (const v1::BaselineTiming& b : response.baselines()) {
+    if (b.hardware_key() != hardware) {
+      hardware = b.hardware_key();
+      std::cout << "\n" << hardware << "\n";
+    }
+    std::cout << absl::StrFormat("  %-46s %-26s %-22s %12.2f us  (%d samples)\n", b.problem(), b.shape(), b.name(),
+                                 b.timing().median_us(), b.timing().samples());
+  }
+  std::cerr << response.baselines_size() << " baseline(s); they are measured on first need per GPU and software"
+            << " versions; --refresh measures them again\n";
+  return kOk;
+}
+
+}  // namespace kjudge::client
