@@ -47,7 +47,7 @@ OUT="$(cd "$OUT" && pwd)"
 # ---- binaries ----
 bins=("${REQUIRED[@]}")
 shopt -s nullglob
-for f in "$BUILD"/bin/test_*; do
+for f in "$BUILD"/bin/test_* "$BUILD"/bin/kjudge-bench-*; do
   [[ -f "$f" && -x "$f" ]] && bins+=("$(basename "$f")")
 done
 shopt -u nullglob
