@@ -7,6 +7,7 @@
 // gone.
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,8 @@
 #include <spdlog/spdlog.h>
 
 #include "worker/runner/cublas_baseline.h"
+#include "worker/runner/ceilings.h"
+#include "worker/runner/clock_monitor.h"
 #include "worker/runner/cubin_cache.h"
 #include "worker/runner/device_buffer.h"
 #include "worker/runner/device_utilities.h"
@@ -35,7 +38,30 @@ struct GpuResources {
   std::optional<DeviceUtilities> utilities;
   std::optional<L2Flusher> flusher;
   std::optional<CublasHandle> cublas;
+  std::unique_ptr<ClockMonitor> clock;
 };
+
+// The GPU's ceilings (ceilings.h) and max SM clock, into the Hello's GpuInfo (the worker
+// passes them on at registration). A failed measurement leaves zeros: no SOL%, no floor.
+void MeasureGpu(GpuContext& gpu, GpuResources& res, int device) {
+  res.clock = ClockMonitor::Open(device);
+  if (res.clock->available()) {
+    gpu.info.set_max_sm_clock_mhz(res.clock->max_sm_clock_mhz());
+  } else {
+    spdlog::warn("no SM clock monitoring: {}", res.clock->reason());
+  }
+  absl::StatusOr<Ceilings> ceilings = MeasureCeilings(res.stream->get(), *res.cublas);
+  if (!ceilings.ok()) {
+    spdlog::warn("measuring the GPU's ceilings failed: {}", ceilings.status().ToString());
+    (void)cudaGetLastError();
+    return;
+  }
+  gpu.info.set_copy_bandwidth_gbs(ceilings->copy_gbs);
+  gpu.info.set_sgemm_tflops(ceilings->sgemm_tflops);
+  spdlog::info("ceilings: device copy {:.1f} GB/s (read + write), SGEMM {:.1f} TFLOP/s, max SM "
+               "clock {} MHz",
+               ceilings->copy_gbs, ceilings->sgemm_tflops, gpu.info.max_sm_clock_mhz());
+}
 
 absl::Status SetUpGpu(const GpuContext& gpu, const CubinCache& cache, GpuResources& res) {
   KJ_ASSIGN_OR_RETURN(Stream stream, Stream::Create());
@@ -68,6 +94,8 @@ int Serve(const RunnerOptions& options) {
       gpu.info.set_compile_only(true);
       gpu.has_gpu = false;
       gpu.no_gpu_reason = Cat("GPU set-up failed: ", s.message());
+    } else {
+      MeasureGpu(gpu, res, options.device);
     }
   }
   v1::RunnerMessage hello;
@@ -87,6 +115,7 @@ int Serve(const RunnerOptions& options) {
     env.stream = res.stream->get();
   }
   env.timing.criteria.time_budget_ms = options.time_budget_ms;
+  env.timing.clock = res.clock.get();
 
   std::string line;
   while (std::getline(std::cin, line)) {

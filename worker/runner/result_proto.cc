@@ -10,6 +10,8 @@ v1::Timing ToTimingProto(const SampleSummary& s) {
   t.set_min_us(s.min);
   t.set_max_us(s.max);
   t.set_p95_us(s.p95);
+  t.set_p99_us(s.p99);
+  t.set_p50_us(s.median);
   t.set_samples(static_cast<int32_t>(s.count));
   t.set_rel_std_error(s.rel_std_error);
   return t;

@@ -1,6 +1,7 @@
 #include "worker/runner/timing.h"
 
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "worker/runner/runner_error.h"
@@ -8,32 +9,46 @@
 namespace kjudge::runner {
 namespace {
 
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-absl::Status WarmUp(const RunFn& run, cudaStream_t stream, const TimingOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < options.min_warmup_runs || MsSince(start) < options.warmup_ms; ++i) {
-    KJ_RETURN_IF_ERROR(run(stream));
+absl::Status WarmUp(std::span<const RunFn> runs, cudaStream_t stream,
+                    const TimingOptions& options) {
+  const auto start = Clock::now();
+  for (size_t i = 0; static_cast<int>(i) < options.min_warmup_runs ||
+                     MsSince(start) < options.warmup_ms;
+       ++i) {
+    KJ_RETURN_IF_ERROR(runs[i % runs.size()](stream));
     KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "warm-up run"));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<double> OneSample(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
+struct Sample {
+  double us = 0.0;
+  bool busy_after_stop = false;
+};
+
+absl::StatusOr<Sample> OneSample(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
                                  const Event& start, const Event& stop) {
   KJ_RETURN_IF_ERROR(flusher.Flush(stream));
   KJ_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start.get(), stream), "cudaEventRecord"));
   KJ_RETURN_IF_ERROR(run(stream));
   KJ_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(stop.get(), stream), "cudaEventRecord"));
   KJ_RETURN_IF_ERROR(SyncStatus(cudaEventSynchronize(stop.get()), "timed run"));
+  // Device-idle check: nothing of the plan may outlive its stop event.
+  const auto idle_start = Clock::now();
   KJ_RETURN_IF_ERROR(SyncStatus(cudaDeviceSynchronize(), "device-wide check after a timed run"));
+  Sample s;
+  s.busy_after_stop = MsSince(idle_start) > kBusyAfterStopMs;
   float ms = 0.0F;
   KJ_RETURN_IF_ERROR(
       CudaStatus(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime"));
-  return static_cast<double>(ms) * 1000.0;
+  s.us = static_cast<double>(ms) * 1000.0;
+  return s;
 }
 
 }  // namespace
@@ -54,23 +69,69 @@ absl::Status L2Flusher::Flush(cudaStream_t stream) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<TimingResult> TimeRuns(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
-                                      const TimingOptions& options) {
-  KJ_RETURN_IF_ERROR(WarmUp(run, stream, options));
+absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t stream,
+                                      L2Flusher& flusher, const TimingOptions& options,
+                                      const SampleHooks* hooks) {
+  if (runs.empty()) return MakeRunnerError(v1::INTERNAL_ERROR, "TimeRuns: nothing to run");
+  KJ_RETURN_IF_ERROR(WarmUp(runs, stream, options));
   KJ_ASSIGN_OR_RETURN(Event start, Event::Create());
   KJ_ASSIGN_OR_RETURN(Event stop, Event::Create());
+  const ClockMonitor* clock =
+      options.clock != nullptr && options.clock->available() ? options.clock : nullptr;
+  const double min_mhz =
+      clock != nullptr ? options.throttle_threshold * clock->max_sm_clock_mhz() : 0.0;
   StoppingRule rule(options.criteria);
-  std::vector<double> samples;
-  const auto begin = std::chrono::steady_clock::now();
-  do {
-    KJ_ASSIGN_OR_RETURN(double us, OneSample(run, stream, flusher, start, stop));
-    samples.push_back(us);
-    rule.AddSample(us);
-  } while (!rule.ShouldStop(MsSince(begin)));
+  std::vector<double> kept;
+  std::vector<double> throttled;
+  double clock_sum = 0.0;
   TimingResult result;
-  result.summary = Summarize(samples);
-  result.reason = rule.reason();
+  result.input_sets = static_cast<int>(runs.size());
+  const auto begin = Clock::now();
+  for (int64_t i = 0;; ++i) {
+    const size_t set = static_cast<size_t>(i) % runs.size();
+    if (hooks != nullptr && hooks->before) KJ_RETURN_IF_ERROR(hooks->before(set));
+    KJ_ASSIGN_OR_RETURN(Sample sample, OneSample(runs[set], stream, flusher, start, stop));
+    const int mhz = clock != nullptr ? clock->SmClockMhz() : 0;
+    if (sample.busy_after_stop) ++result.busy_after_stop;
+    if (hooks != nullptr && hooks->after) {
+      ++result.checked;
+      KJ_ASSIGN_OR_RETURN(bool ok, hooks->after(set, i));
+      if (!ok) {
+        result.aborted = true;
+        break;
+      }
+    }
+    if (clock != nullptr && mhz > 0 && mhz < min_mhz) {
+      throttled.push_back(sample.us);
+      ++result.throttled;
+      if (MsSince(begin) >= options.criteria.time_budget_ms ||
+          static_cast<int64_t>(throttled.size()) >= options.criteria.max_samples) {
+        result.reason = StopReason::kTimeBudget;
+        break;
+      }
+      std::this_thread::sleep_for(
+          std::chrono::duration<double, std::milli>(options.throttle_recovery_ms));
+      continue;
+    }
+    kept.push_back(sample.us);
+    clock_sum += mhz;
+    rule.AddSample(sample.us);
+    if (rule.ShouldStop(MsSince(begin))) {
+      result.reason = rule.reason();
+      break;
+    }
+  }
+  result.all_throttled = kept.empty() && !throttled.empty();
+  result.summary = Summarize(result.all_throttled ? throttled : kept);
+  if (clock != nullptr && !kept.empty()) {
+    result.mean_sm_clock_mhz = clock_sum / static_cast<double>(kept.size());
+  }
   return result;
+}
+
+absl::StatusOr<TimingResult> TimeRuns(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
+                                      const TimingOptions& options) {
+  return TimeRuns(std::span<const RunFn>(&run, 1), stream, flusher, options, nullptr);
 }
 
 }  // namespace kjudge::runner

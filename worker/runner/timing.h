@@ -1,29 +1,48 @@
 // Timing: the runner's measurement protocol for one runnable thing (a plan, a library call)
-// on one shape (SPEC §5, step 5).
+// on one shape (SPEC §5, steps 5 and 6).
 //
-// Contract: TimeRuns() warms up (at least `min_warmup_runs` runs and at least `warmup_ms`
-// of wall time), then takes samples until the StoppingRule says stop. Each sample: flush L2
-// (cudaMemsetAsync over a buffer of 2x the L2 size, then cudaCtxResetPersistingL2Cache),
-// record the start event, run, record the stop event, wait for the stop event, check for a
-// device error (any error is sticky: RUNTIME_ERROR), and take the elapsed time in us.
-// The stopping rule's wall-time budget covers flushes and synchronisation too.
+// Contract: TimeRuns() takes one run function per input set (the same plan bound to different
+// buffers holding different data) and rotates among them: warm-up run i and sample i use set
+// i % runs.size(). It warms up (at least `min_warmup_runs` runs and at least `warmup_ms` of
+// wall time), then takes samples until the StoppingRule says stop. Each sample:
+//   1. hooks->before(set) (not timed; e.g. poison the set's outputs);
+//   2. flush L2 (cudaMemsetAsync over a buffer of 2x the L2 size, then
+//      cudaCtxResetPersistingL2Cache);
+//   3. record the start event, run, record the stop event, wait for the stop event;
+//   4. device-idle check: a device-wide synchronize right after the stop event must return at
+//      once (wall time > kBusyAfterStopMs counts the sample in busy_after_stop: work that
+//      outlived the plan's stop event); any error is sticky: RUNTIME_ERROR;
+//   5. the SM clock (options.clock, NVML): a sample taken under throttle_threshold x the
+//      maximum SM clock is discarded (counted in `throttled`, kept out of the statistics and the
+//      stopping rule) and the runner sleeps throttle_recovery_ms before the next one;
+//   6. hooks->after(set, sample) (not timed; e.g. check the outputs): false stops at once with
+//      aborted = true (the caller recorded why).
+// The stopping rule's wall-time budget covers everything above. When every sample was
+// throttled, the statistics are over the throttled samples (all_throttled = true).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <span>
 
 #include "absl/status/statusor.h"
 #include "common/sample_statistics.h"
 #include "common/stopping_rule.h"
+#include "worker/runner/clock_monitor.h"
 #include "worker/runner/device_buffer.h"
 
 namespace kjudge::runner {
+
+inline constexpr double kBusyAfterStopMs = 1.0;
 
 struct TimingOptions {
   double warmup_ms = 50.0;
   int min_warmup_runs = 3;
   StoppingCriteria criteria;
+  const ClockMonitor* clock = nullptr;  // null or unavailable: no throttling detection
+  double throttle_threshold = 0.75;
+  double throttle_recovery_ms = 50.0;
 };
 
 class L2Flusher {
@@ -40,11 +59,27 @@ class L2Flusher {
 
 using RunFn = std::function<absl::Status(cudaStream_t)>;
 
+struct SampleHooks {
+  std::function<absl::Status(size_t set)> before;
+  std::function<absl::StatusOr<bool>(size_t set, int64_t sample)> after;
+};
+
 struct TimingResult {
   SampleSummary summary;
   StopReason reason = StopReason::kNotYet;
+  int64_t throttled = 0;         // samples discarded for a low SM clock
+  bool all_throttled = false;
+  double mean_sm_clock_mhz = 0;  // over the kept samples; 0 when not monitored
+  int64_t busy_after_stop = 0;   // samples after which the device was still busy
+  int64_t checked = 0;           // samples that hooks->after saw
+  bool aborted = false;          // hooks->after said stop
+  int input_sets = 1;
 };
 
+absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t stream,
+                                      L2Flusher& flusher, const TimingOptions& options,
+                                      const SampleHooks* hooks);
+// One input set, no hooks (library baselines).
 absl::StatusOr<TimingResult> TimeRuns(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
                                       const TimingOptions& options);
 

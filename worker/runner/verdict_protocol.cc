@@ -8,12 +8,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "worker/runner/str_util.h"
 #include "absl/strings/str_format.h"
 #include "common/output_comparison.h"
 #include "worker/runner/host_values.h"
 #include "worker/runner/result_proto.h"
 #include "worker/runner/runner_error.h"
+#include "worker/runner/str_util.h"
 
 namespace kjudge::runner {
 namespace {
@@ -22,6 +22,9 @@ constexpr uint64_t kTestStream = 1;
 constexpr uint64_t kBenchStream = 2;
 constexpr uint64_t kRecheckStream = 3;
 constexpr double kMiB = 1024.0 * 1024.0;
+constexpr int kMaxInputSets = 4;          // input sets rotated across timed samples
+constexpr double kFloorMargin = 0.9;      // median < 0.9 x floor: SUSPICIOUS
+constexpr double kLibrarySpeedupFlag = 10.0;
 
 // Failures of trusted code are kjudge's fault: INTERNAL_ERROR, keeping CUDA error and
 // stickiness.
@@ -42,6 +45,19 @@ std::vector<std::vector<double>> Decode(const std::vector<HostTensor>& tensors) 
   out.reserve(tensors.size());
   for (const HostTensor& t : tensors) out.push_back(DecodeToDouble(t.dtype, t.bytes, t.count));
   return out;
+}
+
+v1::Timing TimingToProto(const TimingResult& t, double floor_us) {
+  v1::Timing p = ToTimingProto(t.summary);
+  p.set_throttled_samples(static_cast<int32_t>(t.throttled));
+  p.set_sm_clock_mhz(t.mean_sm_clock_mhz);
+  p.set_input_sets(t.input_sets);
+  p.set_checked_samples(static_cast<int32_t>(t.checked));
+  if (floor_us > 0.0 && t.summary.median > 0.0) {
+    p.set_floor_us(floor_us);
+    p.set_sol_percent(100.0 * floor_us / t.summary.median);
+  }
+  return p;
 }
 
 }  // namespace
@@ -267,6 +283,12 @@ absl::Status VerdictProtocol::TimeBenchShapes() {
       }
     }
   }
+  const ClockMonitor* clock = env_.timing.clock;
+  if (!shapes.empty() && (clock == nullptr || !clock->available())) {
+    out_.mutable_result()->add_flags(
+        Cat("no_clock_monitor: throttling not detected (",
+            clock == nullptr ? std::string("no NVML") : clock->reason(), ")"));
+  }
   for (size_t i = 0; i < shapes.size(); ++i) {
     progress_(v1::STAGE_TIMING, static_cast<int>(i), static_cast<int>(shapes.size()));
     KJ_RETURN_IF_ERROR(WithContext(TimeShape(i), Cat("bench shape ", shapes[i].Label())));
@@ -275,86 +297,195 @@ absl::Status VerdictProtocol::TimeBenchShapes() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SampleSummary> VerdictProtocol::TimePlan(const LaunchPlan& plan, CudaModule& module,
-                                                        const Shape& shape, TensorSet& tensors) {
-  KJ_ASSIGN_OR_RETURN(PlanExecutor executor,
-                      PlanExecutor::Prepare(plan, module, setup_.spec.BindingsFor(shape),
-                                            tensors.pointers(), Limits()));
-  const RunFn run = [&executor](cudaStream_t s) { return executor.Launch(s, false); };
-  KJ_ASSIGN_OR_RETURN(TimingResult timing, TimeRuns(run, env_.stream, *env_.flusher, env_.timing));
-  spdlog::info("{}: {} samples, median {:.3f} us, stop: {}", shape.Label(), timing.summary.count,
-               timing.summary.median, StopReasonName(timing.reason));
-  return timing.summary;
+Ceilings VerdictProtocol::MeasuredCeilings() const {
+  return Ceilings{env_.gpu->info.copy_bandwidth_gbs(), env_.gpu->info.sgemm_tflops()};
+}
+
+absl::StatusOr<int> VerdictProtocol::InputSetsThatFit(const Shape& shape) const {
+  const Bindings bindings = setup_.spec.BindingsFor(shape);
+  KJ_ASSIGN_OR_RETURN(size_t tensor_bytes, TensorSet::BytesNeeded(setup_.spec, shape));
+  KJ_ASSIGN_OR_RETURN(size_t output_bytes, TensorSet::OutputBytes(setup_.spec, shape));
+  KJ_ASSIGN_OR_RETURN(size_t cand_scratch, ScratchBytes(setup_.candidate_plan, bindings));
+  KJ_ASSIGN_OR_RETURN(size_t ref_scratch, ScratchBytes(setup_.spec.reference_plan, bindings));
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
+  // 10% of the free memory stays free for library workspaces and the driver.
+  const double usable = 0.9 * static_cast<double>(free_bytes);
+  const auto per_set = static_cast<double>(tensor_bytes) + static_cast<double>(output_bytes) +
+                       static_cast<double>(cand_scratch);
+  int sets = 0;
+  while (sets < kMaxInputSets &&
+         static_cast<double>(ref_scratch) + (sets + 1) * per_set <= usable) {
+    ++sets;
+  }
+  if (sets == 0) {
+    return MakeRunnerError(
+        v1::REJECTED,
+        absl::StrFormat("needs %.1f MiB of device memory to time with checked outputs "
+                        "(tensors %.1f MiB + scratch %.1f MiB + a reference copy of the outputs "
+                        "%.1f MiB + reference scratch %.1f MiB) but only %.1f MiB are usable "
+                        "(90%% of %.1f MiB free)",
+                        (static_cast<double>(ref_scratch) + per_set) / kMiB,
+                        static_cast<double>(tensor_bytes) / kMiB,
+                        static_cast<double>(cand_scratch) / kMiB,
+                        static_cast<double>(output_bytes) / kMiB,
+                        static_cast<double>(ref_scratch) / kMiB, usable / kMiB,
+                        static_cast<double>(free_bytes) / kMiB));
+  }
+  return sets;
+}
+
+absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i, int k) {
+  const Shape& shape = setup_.spec.bench_shapes[i];
+  BenchSet set;
+  KJ_ASSIGN_OR_RETURN(set.tensors, TensorSet::Allocate(setup_.spec, shape));
+  KJ_ASSIGN_OR_RETURN(set.expected, TensorSet::AllocateOutputs(setup_.spec, shape));
+  KJ_RETURN_IF_ERROR(AsInternal(
+      set.tensors.GenerateInputs(*env_.utilities,
+                                 TrialSeed(seed_, kBenchStream, i * kMaxInputSets + k),
+                                 env_.stream),
+      "input generation"));
+  KJ_RETURN_IF_ERROR(AsInternal(RunReferenceInto(shape, set.tensors, set.expected),
+                                "reference on the bench shape"));
+  KJ_ASSIGN_OR_RETURN(set.input_sums, set.tensors.InputChecksums(*env_.utilities, env_.stream));
+  KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
+                      PlanExecutor::Prepare(setup_.candidate_plan, *candidate_module_,
+                                            setup_.spec.BindingsFor(shape),
+                                            set.tensors.pointers(), Limits()));
+  set.plan.emplace(std::move(plan));
+  return set;
 }
 
 absl::Status VerdictProtocol::TimeShape(size_t i) {
   const Shape& shape = setup_.spec.bench_shapes[i];
-  KJ_ASSIGN_OR_RETURN(size_t tensor_bytes, TensorSet::BytesNeeded(setup_.spec, shape));
-  KJ_ASSIGN_OR_RETURN(size_t scratch_bytes,
-                      ScratchBytes(setup_.candidate_plan, setup_.spec.BindingsFor(shape)));
-  size_t free_bytes = 0;
-  size_t total_bytes = 0;
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
-  if (tensor_bytes + scratch_bytes > free_bytes) {
-    return MakeRunnerError(
-        v1::REJECTED,
-        absl::StrFormat("needs %.1f MiB of device memory (tensors %.1f MiB + scratch %.1f MiB) "
-                        "but only %.1f MiB are free",
-                        static_cast<double>(tensor_bytes + scratch_bytes) / kMiB,
-                        static_cast<double>(tensor_bytes) / kMiB,
-                        static_cast<double>(scratch_bytes) / kMiB,
-                        static_cast<double>(free_bytes) / kMiB));
+  KJ_ASSIGN_OR_RETURN(int count, InputSetsThatFit(shape));
+  std::vector<BenchSet> sets;
+  for (int k = 0; k < count; ++k) {
+    KJ_ASSIGN_OR_RETURN(BenchSet set, MakeBenchSet(i, k));
+    sets.push_back(std::move(set));
   }
-  KJ_ASSIGN_OR_RETURN(TensorSet tensors, TensorSet::Allocate(setup_.spec, shape));
-  KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kBenchStream, i),
-                                            env_.stream));
-  KJ_ASSIGN_OR_RETURN(SampleSummary summary,
-                      TimePlan(setup_.candidate_plan, *candidate_module_, shape, tensors));
-  candidate_median_[shape.Label()] = summary.median;
-  v1::ShapeTiming* timing = out_.mutable_result()->add_timings();
-  timing->set_shape(shape.Label());
-  *timing->mutable_timing() = ToTimingProto(summary);
-  KJ_RETURN_IF_ERROR(RecheckBenchShape(i, tensors));
+  std::vector<RunFn> runs;
+  for (const BenchSet& set : sets) {
+    const PlanExecutor* plan = &*set.plan;
+    runs.emplace_back([plan](cudaStream_t s) { return plan->Launch(s, false); });
+  }
+  // Outputs poisoned before, and checked after, every timed sample: a kernel that skips work
+  // (every k-th launch, after some time, when it sees a known input) is caught in the act.
+  std::optional<v1::TestOutcome> failure;
+  SampleHooks hooks;
+  hooks.before = [&](size_t k) {
+    return sets[k].tensors.PoisonOutputs(*env_.utilities, env_.stream);
+  };
+  hooks.after = [&](size_t k, int64_t sample) -> absl::StatusOr<bool> {
+    KJ_ASSIGN_OR_RETURN(failure, CompareOnDevice(shape, sets[k].tensors, sets[k].expected,
+                                                 Cat("timed sample ", sample + 1, " (input set ",
+                                                     k + 1, " of ", sets.size(), ")")));
+    return !failure.has_value();
+  };
+  KJ_ASSIGN_OR_RETURN(TimingResult timing,
+                      TimeRuns(runs, env_.stream, *env_.flusher, env_.timing, &hooks));
+  spdlog::info("{}: {} samples ({} throttled, {} checked, {} input sets), median {:.3f} us, "
+               "stop: {}",
+               shape.Label(), timing.summary.count, timing.throttled, timing.checked,
+               timing.input_sets, timing.summary.median, StopReasonName(timing.reason));
+  if (timing.aborted) return FailTiming(shape, *std::move(failure));
+  for (size_t k = 0; k < sets.size(); ++k) {
+    KJ_ASSIGN_OR_RETURN(std::vector<uint64_t> after,
+                        sets[k].tensors.InputChecksums(*env_.utilities, env_.stream));
+    if (after != sets[k].input_sums) {
+      v1::JobResult* result = out_.mutable_result();
+      result->set_verdict(v1::INPUT_MODIFIED);
+      result->set_message(Cat("bench shape ", shape.Label(), ": the kernel wrote its input(s) "
+                              "during the timed runs (input set ", k + 1, ")."));
+      return absl::OkStatus();
+    }
+  }
+  const double floor_us = FloorUs(setup_.spec, shape, MeasuredCeilings());
+  candidate_median_[shape.Label()] = timing.summary.median;
+  v1::ShapeTiming* st = out_.mutable_result()->add_timings();
+  st->set_shape(shape.Label());
+  *st->mutable_timing() = TimingToProto(timing, floor_us);
+  AddTimingFlags("candidate", shape, timing);
+  KJ_RETURN_IF_ERROR(JudgeSpeed(shape, timing, floor_us));
   if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
-  return MeasureBaselines(i, tensors);
+  KJ_RETURN_IF_ERROR(RecheckAfterTiming(i, sets.front()));
+  if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
+  sets.erase(sets.begin() + 1, sets.end());  // give the memory back before the baselines
+  return MeasureBaselines(i, sets.front().tensors, floor_us);
 }
 
-absl::StatusOr<bool> VerdictProtocol::RecheckFits(const Shape& shape) const {
-  KJ_ASSIGN_OR_RETURN(size_t output_bytes, TensorSet::OutputBytes(setup_.spec, shape));
-  KJ_ASSIGN_OR_RETURN(size_t ref_scratch,
-                      ScratchBytes(setup_.spec.reference_plan, setup_.spec.BindingsFor(shape)));
-  KJ_ASSIGN_OR_RETURN(size_t cand_scratch,
-                      ScratchBytes(setup_.candidate_plan, setup_.spec.BindingsFor(shape)));
-  size_t free_bytes = 0;
-  size_t total_bytes = 0;
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
-  return output_bytes + ref_scratch + cand_scratch <= free_bytes;
+void VerdictProtocol::AddTimingFlags(const std::string& who, const Shape& shape,
+                                     const TimingResult& t) {
+  v1::JobResult* result = out_.mutable_result();
+  const int max_mhz = env_.timing.clock != nullptr ? env_.timing.clock->max_sm_clock_mhz() : 0;
+  if (t.throttled > 0) {
+    result->add_flags(absl::StrFormat(
+        "throttled: %s at %s: %d of %d samples taken under %.0f%% of the max SM clock (%d MHz) "
+        "were %s",
+        who, shape.Label(), t.throttled, t.throttled + t.summary.count * (t.all_throttled ? 0 : 1),
+        100.0 * env_.timing.throttle_threshold, max_mhz,
+        t.all_throttled ? "all that was measured: the timing is of a throttled GPU"
+                        : "discarded"));
+  }
+  if (t.busy_after_stop > 0) {
+    result->add_flags(absl::StrFormat(
+        "busy_after_stop: %s at %s: the device was still busy after the plan's stop event in "
+        "%d samples",
+        who, shape.Label(), t.busy_after_stop));
+  }
 }
 
-absl::Status VerdictProtocol::RecheckBenchShape(size_t i, TensorSet& tensors) {
-  const Shape& shape = setup_.spec.bench_shapes[i];
-  KJ_ASSIGN_OR_RETURN(bool fits, RecheckFits(shape));
-  if (!fits) {
-    spdlog::warn("{}: not enough free device memory to re-check outputs after timing",
-                 shape.Label());
+absl::Status VerdictProtocol::JudgeSpeed(const Shape& shape, const TimingResult& t,
+                                         double floor_us) {
+  v1::JobResult* result = out_.mutable_result();
+  const int64_t samples = t.summary.count + (t.all_throttled ? 0 : t.throttled);
+  if (t.busy_after_stop > 0 && 2 * t.busy_after_stop > samples) {
+    result->set_verdict(v1::SUSPICIOUS);
+    result->set_message(Cat("bench shape ", shape.Label(),
+                            ": the device was still busy after the plan's stop event in ",
+                            t.busy_after_stop, " of ", samples,
+                            " timed samples: work outlived the timed region."));
     return absl::OkStatus();
   }
-  // Fresh inputs at the same addresses and poisoned outputs: a kernel that replays or caches
-  // results from the timed runs leaves stale or unwritten outputs.
-  KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities,
-                                            TrialSeed(seed_, kRecheckStream, i), env_.stream));
-  KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
-  {
-    KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
-                        PlanExecutor::Prepare(setup_.candidate_plan, *candidate_module_,
-                                              setup_.spec.BindingsFor(shape), tensors.pointers(),
-                                              Limits()));
-    KJ_RETURN_IF_ERROR(plan.Launch(env_.stream, /*sync_each=*/true));
+  if (floor_us > 0.0 && t.summary.median < kFloorMargin * floor_us) {
+    const Ceilings c = MeasuredCeilings();
+    result->set_verdict(v1::SUSPICIOUS);
+    result->set_message(absl::StrFormat(
+        "bench shape %s: median %.3f us is under %.0f%% of the physical floor %.3f us (cost "
+        "model at this GPU's measured ceilings: %.1f GB/s device copy, %.1f TFLOP/s SGEMM): "
+        "faster than the hardware allows, not a speedup (SOL %.0f%%).",
+        shape.Label(), t.summary.median, 100.0 * kFloorMargin, floor_us, c.copy_gbs,
+        c.sgemm_tflops, 100.0 * floor_us / std::max(t.summary.median, 1e-9)));
   }
-  KJ_ASSIGN_OR_RETURN(TensorSet expected, TensorSet::AllocateOutputs(setup_.spec, shape));
-  KJ_RETURN_IF_ERROR(AsInternal(RunReferenceInto(shape, tensors, expected),
+  return absl::OkStatus();
+}
+
+absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
+  const Shape& shape = setup_.spec.bench_shapes[i];
+  // New data at the same addresses; the reference runs first (into its own buffers), then the
+  // candidate with its outputs still holding its last timed results: a kernel that caches by
+  // pointer or replays whatever the output holds returns stale values.
+  KJ_RETURN_IF_ERROR(AsInternal(set.tensors.GenerateInputs(
+                                    *env_.utilities, TrialSeed(seed_, kRecheckStream, i),
+                                    env_.stream),
+                                "input generation"));
+  KJ_RETURN_IF_ERROR(AsInternal(RunReferenceInto(shape, set.tensors, set.expected),
                                 "reference on the bench shape"));
-  return JudgeRecheck(shape, tensors, expected);
+  KJ_RETURN_IF_ERROR(set.plan->Launch(env_.stream, /*sync_each=*/true));
+  KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> stale,
+                      CompareOnDevice(shape, set.tensors, set.expected,
+                                      "after timing, on new inputs at the same addresses with "
+                                      "the previous outputs left in place"));
+  if (stale.has_value()) return FailTiming(shape, *std::move(stale));
+  // The same inputs again with poisoned outputs: every element must be written on every run.
+  KJ_RETURN_IF_ERROR(set.tensors.PoisonOutputs(*env_.utilities, env_.stream));
+  KJ_RETURN_IF_ERROR(set.plan->Launch(env_.stream, /*sync_each=*/true));
+  KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> poisoned,
+                      CompareOnDevice(shape, set.tensors, set.expected,
+                                      "after timing, on new inputs with poisoned outputs"));
+  if (poisoned.has_value()) return FailTiming(shape, *std::move(poisoned));
+  return absl::OkStatus();
 }
 
 absl::Status VerdictProtocol::RunReferenceInto(const Shape& shape, const TensorSet& inputs,
@@ -367,8 +498,9 @@ absl::Status VerdictProtocol::RunReferenceInto(const Shape& shape, const TensorS
   return plan.Launch(env_.stream, /*sync_each=*/true);
 }
 
-absl::Status VerdictProtocol::JudgeRecheck(const Shape& shape, const TensorSet& actual,
-                                           const TensorSet& expected) {
+absl::StatusOr<std::optional<v1::TestOutcome>> VerdictProtocol::CompareOnDevice(
+    const Shape& shape, const TensorSet& actual, const TensorSet& expected,
+    const std::string& when) {
   const Tolerance& tol = setup_.spec.tolerance;
   const std::vector<TensorSet::OutputView> got = actual.Outputs();
   const std::vector<TensorSet::OutputView> want = expected.Outputs();
@@ -389,16 +521,21 @@ absl::Status VerdictProtocol::JudgeRecheck(const Shape& shape, const TensorSet& 
     if (c.mismatches == 0 && c.unwritten == 0 && l2_ok) continue;
     outcome.set_passed(false);
     outcome.set_detail(Cat(outcome.detail(), outcome.detail().empty() ? "" : " ", got[t].name,
-                           ": after timing, on fresh inputs: ", c.unwritten,
-                           " elements unwritten, ", c.mismatches,
-                           " outside tolerance, relative L2 error ", rel_l2,
+                           ": ", when, ": ", c.unwritten, " elements unwritten, ", c.mismatches,
+                           " outside tolerance (", c.nonfinite, " non-finite), relative L2 error ",
+                           rel_l2,
                            c.first_bad >= 0 ? Cat(" (first bad flat index ", c.first_bad, ")")
                                             : std::string(),
                            "."));
   }
-  if (outcome.passed()) return absl::OkStatus();
+  if (outcome.passed()) return std::optional<v1::TestOutcome>();
+  return std::optional<v1::TestOutcome>(std::move(outcome));
+}
+
+absl::Status VerdictProtocol::FailTiming(const Shape& shape, v1::TestOutcome outcome) {
   v1::JobResult* result = out_.mutable_result();
-  // Unwritten outputs on a re-run mean results replayed from earlier runs: suspicious.
+  // Correct on the test shapes, then unwritten outputs in a timed or re-checked run: the kernel
+  // behaves differently when timed (skips work, replays). Wrong values: WRONG_ANSWER.
   result->set_verdict(outcome.unwritten_count() > 0 ? v1::SUSPICIOUS : v1::WRONG_ANSWER);
   result->set_message(Cat("bench shape ", shape.Label(), ": ", outcome.detail()));
   *result->add_tests() = std::move(outcome);
@@ -421,23 +558,26 @@ absl::Status VerdictProtocol::EnsureReferenceModule() {
   return absl::OkStatus();
 }
 
-absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors) {
+absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, double floor_us) {
   const Shape& shape = setup_.spec.bench_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
-  std::vector<std::pair<std::string, std::function<absl::StatusOr<SampleSummary>()>>> todo;
+  std::vector<std::pair<std::string, std::function<absl::StatusOr<TimingResult>()>>> todo;
   if (CachedBaseline(shape.Label(), "reference") == nullptr) {
-    todo.emplace_back("reference", [&]() -> absl::StatusOr<SampleSummary> {
+    todo.emplace_back("reference", [&]() -> absl::StatusOr<TimingResult> {
       KJ_RETURN_IF_ERROR(EnsureReferenceModule());
-      return TimePlan(setup_.spec.reference_plan, *reference_module_, shape, tensors);
+      KJ_ASSIGN_OR_RETURN(PlanExecutor executor,
+                          PlanExecutor::Prepare(setup_.spec.reference_plan, *reference_module_,
+                                                bindings, tensors.pointers(), Limits()));
+      const RunFn run = [&executor](cudaStream_t s) { return executor.Launch(s, false); };
+      return TimeRuns(run, env_.stream, *env_.flusher, env_.timing);
     });
   }
   for (const LibraryBaselineSpec& b : setup_.spec.baselines) {
     if (!IsKnownBaselineKind(b.kind) || CachedBaseline(shape.Label(), b.name) != nullptr) continue;
-    todo.emplace_back(b.name, [&, &b = b]() -> absl::StatusOr<SampleSummary> {
+    todo.emplace_back(b.name, [&, &b = b]() -> absl::StatusOr<TimingResult> {
       KJ_ASSIGN_OR_RETURN(RunFn run, MakeLibraryBaseline(b, setup_.spec, bindings,
                                                          tensors.pointers(), *env_.cublas));
-      KJ_ASSIGN_OR_RETURN(TimingResult t, TimeRuns(run, env_.stream, *env_.flusher, env_.timing));
-      return t.summary;
+      return TimeRuns(run, env_.stream, *env_.flusher, env_.timing);
     });
   }
   for (auto& [name, measure] : todo) {
@@ -445,18 +585,21 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors) {
     // Fresh inputs: the candidate's timed runs may have written them.
     KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kBenchStream, i),
                                               env_.stream));
-    absl::StatusOr<SampleSummary> summary = measure();
-    if (!summary.ok()) {
-      absl::Status err = AsInternal(summary.status(), Cat("baseline ", name));
+    absl::StatusOr<TimingResult> timing = measure();
+    if (!timing.ok()) {
+      absl::Status err = AsInternal(timing.status(), Cat("baseline ", name));
       if (DescribeError(err).sticky) return err;
       spdlog::warn("{} at {}: {}", name, shape.Label(), err.ToString());
       continue;
     }
+    spdlog::info("{} baseline {}: {} samples, median {:.3f} us", shape.Label(), name,
+                 timing->summary.count, timing->summary.median);
+    AddTimingFlags(Cat("baseline ", name), shape, *timing);
     v1::BaselineTiming* b = out_.add_new_baselines();
     b->set_problem(run_.problem());
     b->set_shape(shape.Label());
     b->set_name(name);
-    *b->mutable_timing() = ToTimingProto(*summary);
+    *b->mutable_timing() = TimingToProto(*timing, floor_us);
     b->set_hardware_key(HardwareKey(env_.gpu->info));
   }
   return absl::OkStatus();
@@ -471,6 +614,11 @@ void VerdictProtocol::AddSpeedups() {
     s->set_shape(b.shape());
     s->set_baseline(b.name());
     s->set_speedup(b.timing().median_us() / it->second);
+    // Over 10x a library baseline (the naive reference does not count) is worth a second look.
+    if (b.name() != "reference" && s->speedup() > kLibrarySpeedupFlag) {
+      result->add_flags(absl::StrFormat("speedup_over_10x: %s at %s: %.1fx", b.name(),
+                                        b.shape(), s->speedup()));
+    }
   };
   for (const v1::BaselineTiming& b : run_.cached_baselines()) {
     if (b.problem() == run_.problem()) add(b);
@@ -483,11 +631,17 @@ std::string VerdictProtocol::CorrectMessage() const {
   std::string msg = Cat("correct on ", r.tests_size(), " test shapes");
   for (const v1::ShapeTiming& t : r.timings()) {
     Append(&msg, absl::StrFormat("; %s: median %.2f us", t.shape(), t.timing().median_us()));
+    if (t.timing().sol_percent() > 0.0) {
+      Append(&msg, absl::StrFormat(" (SOL %.0f%%)", t.timing().sol_percent()));
+    }
     for (const v1::Speedup& s : r.speedups()) {
       if (s.shape() == t.shape()) {
         Append(&msg, absl::StrFormat(", %.2fx %s", s.speedup(), s.baseline()));
       }
     }
+  }
+  for (const std::string& flag : r.flags()) {
+    if (flag.starts_with("speedup_over_10x")) Append(&msg, Cat("; flagged ", flag));
   }
   return msg;
 }

@@ -10,15 +10,24 @@
 //      inputs checksummed, outputs poisoned, plan launched (synchronising after each launch so
 //      a fault names its launch), inputs checksummed again (INPUT_MODIFIED), outputs compared
 //      (common/output_comparison.h: UNWRITTEN_OUTPUT, WRONG_ANSWER);
-//   4. when all pass: each bench shape timed (worker/runner/timing.h; REJECTED when its buffers
-//      do not fit in free device memory), then re-checked: fresh inputs at the same
-//      addresses, outputs poisoned, one candidate run compared on the device with a reference
-//      run into separate output buffers (WRONG_ANSWER; SUSPICIOUS when outputs were left
-//      unwritten, i.e. results replayed from the timed runs; skipped with a warning when the
-//      extra buffers do not fit); then the baselines missing from
-//      RunSpec.cached_baselines ("reference" and each known library baseline) measured with the
-//      same protocol and returned in new_baselines; speedup = baseline median / candidate
-//      median for every (shape, baseline); verdict CORRECT.
+//   4. when all pass, per bench shape: as many input sets as fit (up to 4; REJECTED when not
+//      even one fits in 90% of the free memory: tensors + scratch + a reference copy of the
+//      outputs), each with different data at different addresses and the reference's outputs
+//      for it (run on the device into separate buffers); timed with worker/runner/timing.h,
+//      rotating among the sets, outputs poisoned before and compared on the device after EVERY
+//      timed sample (unwritten: SUSPICIOUS, wrong: WRONG_ANSWER: a kernel that skips work
+//      every k-th launch, after some time, or replays another set's result is caught in the
+//      act); input checksums of every set after timing (INPUT_MODIFIED); SUSPICIOUS when the
+//      median is under 90% of the physical floor (ceilings.h) or the device was still busy
+//      after the stop event in most samples; then re-checked on set 1: new inputs at the same
+//      addresses with the previous outputs left in place (a kernel caching by pointer or
+//      replaying what the output holds returns stale values: WRONG_ANSWER), then the same with
+//      poisoned outputs; then the baselines missing from RunSpec.cached_baselines
+//      ("reference" and each known library baseline) measured on set 1 and returned in
+//      new_baselines; speedup = baseline median / candidate median for every (shape,
+//      baseline), flagged ("speedup_over_10x: ...") when over 10x a library baseline; every
+//      timing carries SOL% and the floor; throttled samples (NVML) are discarded and flagged;
+//      verdict CORRECT.
 // Compile-only job (or no GPU): set up + compile the candidate only → COMPILED.
 // Errors never escape: Run() always returns a result. A sticky CUDA error ends the job with
 // RUNTIME_ERROR (the message names the plan launch and shape) and sticky() turns true: the
@@ -37,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "kjudge/v1/runner.pb.h"
 #include "worker/runner/cublas_baseline.h"
+#include "worker/runner/ceilings.h"
 #include "worker/runner/cubin_cache.h"
 #include "worker/runner/cuda_module.h"
 #include "worker/runner/device_tensors.h"
@@ -78,16 +88,30 @@ class VerdictProtocol {
   absl::Status CheckCandidate();
   absl::Status CheckShape(size_t i, v1::Verdict* verdict);
   absl::Status TimeBenchShapes();
+  // One bench shape's input sets: inputs (generated on the GPU), the reference's outputs for
+  // them in separate buffers, input checksums, and the candidate plan bound to them.
+  struct BenchSet {
+    TensorSet tensors;
+    TensorSet expected;
+    std::optional<PlanExecutor> plan;
+    std::vector<uint64_t> input_sums;
+  };
+  absl::StatusOr<int> InputSetsThatFit(const Shape& shape) const;
+  absl::StatusOr<BenchSet> MakeBenchSet(size_t i, int k);
   absl::Status TimeShape(size_t i);
-  absl::Status MeasureBaselines(size_t i, TensorSet& tensors);
-  absl::StatusOr<bool> RecheckFits(const Shape& shape) const;
-  absl::Status RecheckBenchShape(size_t i, TensorSet& tensors);
+  absl::Status MeasureBaselines(size_t i, TensorSet& tensors, double floor_us);
+  absl::Status RecheckAfterTiming(size_t i, BenchSet& set);
   absl::Status RunReferenceInto(const Shape& shape, const TensorSet& inputs,
                                 const TensorSet& outputs);
-  absl::Status JudgeRecheck(const Shape& shape, const TensorSet& actual,
-                            const TensorSet& expected);
-  absl::StatusOr<SampleSummary> TimePlan(const LaunchPlan& plan, CudaModule& module,
-                                         const Shape& shape, TensorSet& tensors);
+  // nullopt when `actual` matches `expected`; else the failed outcome (detail names `when`).
+  absl::StatusOr<std::optional<v1::TestOutcome>> CompareOnDevice(const Shape& shape,
+                                                                 const TensorSet& actual,
+                                                                 const TensorSet& expected,
+                                                                 const std::string& when);
+  absl::Status FailTiming(const Shape& shape, v1::TestOutcome outcome);
+  absl::Status JudgeSpeed(const Shape& shape, const TimingResult& t, double floor_us);
+  void AddTimingFlags(const std::string& who, const Shape& shape, const TimingResult& t);
+  Ceilings MeasuredCeilings() const;
   absl::Status EnsureReferenceModule();
   void AddSpeedups();
   std::string CorrectMessage() const;

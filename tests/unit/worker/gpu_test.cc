@@ -12,6 +12,7 @@
 
 #include "tests/unit/worker/runner_spawn.h"
 #include "tests/unit/worker/test_problem.h"
+#include "worker/runner/ceilings.h"
 #include "worker/runner/verdict_protocol.h"
 
 namespace kjudge::runner {
@@ -220,8 +221,100 @@ TEST(GpuVerdict, ReplayingTimedResultsIsSuspicious) {
       "  if (i == 0 && n > 100000) done = 1;\n}\n",
       "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
   EXPECT_EQ(r.result().verdict(), v1::SUSPICIOUS) << r.result().message();
-  EXPECT_THAT(r.result().message(), HasSubstr("after timing"));
+  EXPECT_THAT(r.result().message(), HasSubstr("timed sample"));
   EXPECT_EQ(r.new_baselines_size(), 0);
+}
+
+TEST(GpuVerdict, TimingRotatesChecksAndReportsPercentiles) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(testing::ReluRunSpec(testing::kReluCandidate, false));
+  ASSERT_EQ(r.result().verdict(), v1::CORRECT) << r.result().message();
+  ASSERT_EQ(r.result().timings_size(), 1);
+  const v1::Timing& t = r.result().timings(0).timing();
+  EXPECT_GE(t.input_sets(), 2);
+  EXPECT_EQ(t.checked_samples(), t.samples() + t.throttled_samples());
+  EXPECT_GE(t.p99_us(), t.p95_us());
+  EXPECT_GE(t.p95_us(), t.p50_us());
+  EXPECT_DOUBLE_EQ(t.p50_us(), t.median_us());
+}
+
+TEST(GpuVerdict, CachingByPointerIsCaughtByTheRecheck) {
+  SKIP_WITHOUT_GPU();
+  // Computes each (input pointer, size) once, then replays it: right on every timed sample
+  // (each input set keeps its data), stale on new data at the same address.
+  const v1::RunnerResult r = Judge(WithKernel(
+      "__device__ const float* seen[8];\n__device__ int nseen;\n"
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  if (n > 100000) { for (int s = 0; s < nseen && s < 8; ++s) if (seen[s] == X) return; }\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = fmaxf(X[i], 0.0f);\n}\n"
+      "extern \"C\" __global__ void remember(const float* X, long long n) {\n"
+      "  if (n <= 100000) return;\n"
+      "  for (int s = 0; s < nseen && s < 8; ++s) if (seen[s] == X) return;\n"
+      "  seen[nseen % 8] = X; nseen = nseen + 1;\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);\nremember<<<1, 1>>>(X, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::WRONG_ANSWER) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("previous outputs left in place"));
+}
+
+TEST(GpuVerdict, EveryKthLaunchIsCaughtInTheTimedSamples) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "__device__ unsigned calls;\n"
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  if (n > 100000 && calls % 3 != 0) return;\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = fmaxf(X[i], 0.0f);\n}\n"
+      "extern \"C\" __global__ void bump(float* Y) { (void)Y; calls = calls + 1; }\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);\nbump<<<1, 1>>>(Y);"));
+  EXPECT_EQ(r.result().verdict(), v1::SUSPICIOUS) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("timed sample"));
+}
+
+TEST(GpuVerdict, FasterThanThePhysicalFloorIsSuspicious) {
+  SKIP_WITHOUT_GPU();
+  // Pretend the GPU copies at 1 MB/s: any real time is far under the floor.
+  GpuContext slow = Env::Get().gpu;
+  slow.info.set_copy_bandwidth_gbs(1e-3);
+  RunnerEnv env = Env::Get().Runner();
+  env.gpu = &slow;
+  VerdictProtocol protocol(env, testing::ReluRunSpec(testing::kReluCandidate, false),
+                           [](v1::Stage, int, int) {});
+  const v1::RunnerResult r = protocol.Run();
+  EXPECT_EQ(r.result().verdict(), v1::SUSPICIOUS) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("physical floor"));
+}
+
+TEST(GpuVerdict, SolAndTenfoldLibrarySpeedupFlag) {
+  SKIP_WITHOUT_GPU();
+  GpuContext measured = Env::Get().gpu;
+  measured.info.set_copy_bandwidth_gbs(10000.0);  // a floor well under any real time
+  measured.info.set_sgemm_tflops(50.0);
+  RunnerEnv env = Env::Get().Runner();
+  env.gpu = &measured;
+  v1::RunSpec spec = testing::ReluRunSpec(testing::kReluCandidate, false);
+  v1::BaselineTiming* lib = spec.add_cached_baselines();
+  lib->set_problem("test/relu");
+  lib->set_shape("M=64,N=4096");
+  lib->set_name("somelib");
+  lib->mutable_timing()->set_median_us(1e6);
+  VerdictProtocol protocol(env, spec, [](v1::Stage, int, int) {});
+  const v1::RunnerResult r = protocol.Run();
+  ASSERT_EQ(r.result().verdict(), v1::CORRECT) << r.result().message();
+  EXPECT_GT(r.result().timings(0).timing().sol_percent(), 0.0);
+  EXPECT_GT(r.result().timings(0).timing().floor_us(), 0.0);
+  bool flagged = false;
+  for (const std::string& f : r.result().flags()) flagged |= f.starts_with("speedup_over_10x");
+  EXPECT_TRUE(flagged);
+}
+
+TEST(GpuCeilings, MeasuredCeilingsArePlausible) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  absl::StatusOr<Ceilings> c = MeasureCeilings(env.stream->get(), *env.cublas);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_GT(c->copy_gbs, 50.0);
+  EXPECT_GT(c->sgemm_tflops, 1.0);
 }
 
 TEST(GpuVerdict, WrongOnlyAtTheBenchShapeIsWrongAnswer) {
