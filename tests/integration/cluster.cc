@@ -16,7 +16,7 @@ Cluster::Cluster(const std::string& name) : port_(FreeLoopbackPort()) {
 }
 
 Cluster::~Cluster() {
-  worker_.reset();
+  workers_.clear();
   server_.reset();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
 }
@@ -46,18 +46,18 @@ void Cluster::StartWorker(const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {KJUDGE_WORKER_BIN, "--server", address(), "--runner", KJUDGE_RUNNER_BIN,
                                    "--cache-dir", dir_ + "/cubins", "--compile-only"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
-  worker_ = std::make_unique<Subprocess>(argv, dir_ + "/worker.log");
+  workers_.push_back(std::make_unique<Subprocess>(argv, dir_ + "/worker.log"));
 }
 
 void Cluster::StopWorker(int signal) {
-  if (!worker_) return;
-  worker_->Signal(signal);
-  worker_->Wait(std::chrono::seconds(30));
-  worker_.reset();
+  if (workers_.empty()) return;
+  workers_.back()->Signal(signal);
+  workers_.back()->Wait(std::chrono::seconds(30));
+  workers_.pop_back();
 }
 
 void Cluster::SignalWorker(int signal) {
-  if (worker_) worker_->Signal(signal);
+  if (!workers_.empty()) workers_.back()->Signal(signal);
 }
 
 bool Cluster::WaitForLog(const std::string& file, const std::string& text, int timeout_s) {

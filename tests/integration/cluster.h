@@ -29,6 +29,7 @@ class Cluster {
   void StartServer(const std::vector<std::string>& extra_args = {});
   void KillServer(int signal);
   void StartWorker(const std::vector<std::string>& extra_args = {});
+  // Stops the newest worker.
   void StopWorker(int signal);
   void SignalWorker(int signal);
   // Waits until the log file in dir() contains `text`.
@@ -45,7 +46,7 @@ class Cluster {
   int port_;
   int server_starts_ = 0;
   std::unique_ptr<Subprocess> server_;
-  std::unique_ptr<Subprocess> worker_;
+  std::vector<std::unique_ptr<Subprocess>> workers_;
 };
 
 std::string SourcePath(const std::string& relative);
