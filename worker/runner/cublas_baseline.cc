@@ -1,77 +1,101 @@
 #include "worker/runner/cublas_baseline.h"
 
+#include <cstdint>
 #include <utility>
 
-#include "worker/runner/str_util.h"
+#include "worker/runner/baseline_registry.h"
 #include "worker/runner/runner_error.h"
+#include "worker/runner/str_util.h"
 
 namespace kjudge::runner {
 namespace {
 
-absl::Status BaselineError(const LibraryBaselineSpec& b, std::string_view what) {
-  return MakeRunnerError(v1::INTERNAL_ERROR,
-                         Cat("baseline ", b.name, " (", b.kind, "): ", what));
+constexpr int64_t kMaxDim = int64_t{1} << 40;
+
+// Elements a strided batch touches: the last item's start plus one item.
+absl::StatusOr<int64_t> BatchExtent(const LibraryBaselineSpec& b, int64_t batch, int64_t stride,
+                                    int64_t item, std::string_view what) {
+  KJ_ASSIGN_OR_RETURN(int64_t last, CheckedMul(b, batch - 1, stride, what));
+  if (last > INT64_MAX - item) return BaselineError(b, Cat(what, " overflows int64"));
+  return last + item;
 }
 
-absl::StatusOr<std::string> Param(const LibraryBaselineSpec& b, const std::string& key) {
-  auto it = b.params.find(key);
-  if (it == b.params.end()) return BaselineError(b, Cat("missing param `", key, "`"));
-  return it->second;
-}
+}  // namespace
 
-absl::StatusOr<float*> F32Tensor(const LibraryBaselineSpec& b, const ProblemSpec& spec,
-                                 const std::map<std::string, void*>& tensors,
-                                 const std::string& key) {
-  KJ_ASSIGN_OR_RETURN(std::string name, Param(b, key));
-  const TensorSpec* t = spec.FindTensor(name);
-  auto it = tensors.find(name);
-  if (t == nullptr || it == tensors.end()) {
-    return BaselineError(b, Cat("`", key, "` names unknown tensor ", name));
-  }
-  if (t->dtype != DType::kF32) return BaselineError(b, Cat(name, " is not f32"));
-  return static_cast<float*>(it->second);
-}
+absl::StatusOr<RunFn> MakeCublasGemm(const BaselineRequest& r, BaselineLibraries& libraries) {
+  const LibraryBaselineSpec& b = r.baseline;
+  KJ_RETURN_IF_ERROR(CheckParamKeys(b, {"a", "b", "c", "m", "n", "k", "trans_a", "trans_b",
+                                        "batch", "stride_a", "stride_b", "stride_c"}));
+  KJ_ASSIGN_OR_RETURN(const int64_t m, SizeParam(r, "m", 1, kMaxDim));
+  KJ_ASSIGN_OR_RETURN(const int64_t n, SizeParam(r, "n", 1, kMaxDim));
+  KJ_ASSIGN_OR_RETURN(const int64_t k, SizeParam(r, "k", 1, kMaxDim));
+  KJ_ASSIGN_OR_RETURN(const bool trans_a, FlagParam(b, "trans_a", false));
+  KJ_ASSIGN_OR_RETURN(const bool trans_b, FlagParam(b, "trans_b", false));
+  const bool batched = b.params.contains("batch");
+  KJ_ASSIGN_OR_RETURN(const int64_t batch, SizeParam(r, "batch", 1, 2147483647, 1));
+  KJ_ASSIGN_OR_RETURN(const int64_t mk, CheckedMul(b, m, k, "m * k"));
+  KJ_ASSIGN_OR_RETURN(const int64_t kn, CheckedMul(b, k, n, "k * n"));
+  KJ_ASSIGN_OR_RETURN(const int64_t mn, CheckedMul(b, m, n, "m * n"));
+  KJ_ASSIGN_OR_RETURN(const int64_t stride_a, SizeParam(r, "stride_a", 0, INT64_MAX, mk));
+  KJ_ASSIGN_OR_RETURN(const int64_t stride_b, SizeParam(r, "stride_b", 0, INT64_MAX, kn));
+  KJ_ASSIGN_OR_RETURN(const int64_t stride_c, SizeParam(r, "stride_c", mn, INT64_MAX, mn));
+  KJ_ASSIGN_OR_RETURN(const int64_t need_a, BatchExtent(b, batch, stride_a, mk, "A's extent"));
+  KJ_ASSIGN_OR_RETURN(const int64_t need_b, BatchExtent(b, batch, stride_b, kn, "B's extent"));
+  KJ_ASSIGN_OR_RETURN(const int64_t need_c, BatchExtent(b, batch, stride_c, mn, "C's extent"));
+  KJ_ASSIGN_OR_RETURN(const float* a, F32Tensor(r, "a", need_a));
+  KJ_ASSIGN_OR_RETURN(const float* bm, F32Tensor(r, "b", need_b));
+  KJ_ASSIGN_OR_RETURN(float* c, F32Tensor(r, "c", need_c));
 
-absl::StatusOr<int> SizeParam(const LibraryBaselineSpec& b, const Bindings& bindings,
-                              const std::string& key) {
-  KJ_ASSIGN_OR_RETURN(std::string text, Param(b, key));
-  absl::StatusOr<Expr> expr = ParseExpression(text);
-  if (!expr.ok()) return BaselineError(b, Sv(expr.status().message()));
-  absl::StatusOr<int64_t> v = expr->EvaluateInt(bindings);
-  if (!v.ok()) return BaselineError(b, Sv(v.status().message()));
-  if (*v < 1 || *v > 2147483647) return BaselineError(b, Cat(key, " = ", *v));
-  return static_cast<int>(*v);
-}
-
-absl::Status CublasStatus(cublasStatus_t s, std::string_view what) {
-  if (s == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  return MakeRunnerError(v1::INTERNAL_ERROR,
-                         Cat(what, " failed: ", cublasGetStatusString(s)));
-}
-
-absl::StatusOr<RunFn> MakeGemm(const LibraryBaselineSpec& b, const ProblemSpec& spec,
-                               const Bindings& bindings,
-                               const std::map<std::string, void*>& tensors, CublasHandle& handle) {
-  KJ_ASSIGN_OR_RETURN(float* a, F32Tensor(b, spec, tensors, "a"));
-  KJ_ASSIGN_OR_RETURN(float* bm, F32Tensor(b, spec, tensors, "b"));
-  KJ_ASSIGN_OR_RETURN(float* c, F32Tensor(b, spec, tensors, "c"));
-  KJ_ASSIGN_OR_RETURN(int m, SizeParam(b, bindings, "m"));
-  KJ_ASSIGN_OR_RETURN(int n, SizeParam(b, bindings, "n"));
-  KJ_ASSIGN_OR_RETURN(int k, SizeParam(b, bindings, "k"));
-  cublasHandle_t h = handle.get();
+  if (libraries.validation_only()) return RunFn();
+  cublasHandle_t h = libraries.cublas().get();
   KJ_RETURN_IF_ERROR(CublasStatus(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode"));
+  const cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int64_t lda = trans_a ? m : k;
+  const int64_t ldb = trans_b ? k : n;
+  return RunFn([=](cudaStream_t stream) -> absl::Status {
+    KJ_RETURN_IF_ERROR(CublasStatus(cublasSetStream(h, stream), "cublasSetStream"));
+    const float alpha = 1.0F;
+    const float beta = 0.0F;
+    if (batched) {
+      KJ_RETURN_IF_ERROR(CublasStatus(
+          cublasSgemmStridedBatched_64(h, op_b, op_a, n, m, k, &alpha, bm, ldb, stride_b, a, lda,
+                                       stride_a, &beta, c, n, stride_c, batch),
+          "cublasSgemmStridedBatched"));
+    } else {
+      KJ_RETURN_IF_ERROR(CublasStatus(
+          cublasSgemm_64(h, op_b, op_a, n, m, k, &alpha, bm, ldb, a, lda, &beta, c, n),
+          "cublasSgemm"));
+    }
+    return CudaStatus(cudaGetLastError(), "cublasSgemm launch");
+  });
+}
+
+absl::StatusOr<RunFn> MakeCublasGemv(const BaselineRequest& r, BaselineLibraries& libraries) {
+  const LibraryBaselineSpec& b = r.baseline;
+  KJ_RETURN_IF_ERROR(CheckParamKeys(b, {"a", "x", "y", "m", "k", "trans"}));
+  KJ_ASSIGN_OR_RETURN(const int64_t m, SizeParam(r, "m", 1, kMaxDim));
+  KJ_ASSIGN_OR_RETURN(const int64_t k, SizeParam(r, "k", 1, kMaxDim));
+  KJ_ASSIGN_OR_RETURN(const bool trans, FlagParam(b, "trans", false));
+  KJ_ASSIGN_OR_RETURN(const int64_t mk, CheckedMul(b, m, k, "m * k"));
+  KJ_ASSIGN_OR_RETURN(const float* a, F32Tensor(r, "a", mk));
+  KJ_ASSIGN_OR_RETURN(const float* x, F32Tensor(r, "x", trans ? m : k));
+  KJ_ASSIGN_OR_RETURN(float* y, F32Tensor(r, "y", trans ? k : m));
+
+  if (libraries.validation_only()) return RunFn();
+  cublasHandle_t h = libraries.cublas().get();
+  KJ_RETURN_IF_ERROR(CublasStatus(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode"));
+  // Column-major, A is the k x m matrix A^T (ld k): op T gives A (m x k), op N gives A^T.
+  const cublasOperation_t op = trans ? CUBLAS_OP_N : CUBLAS_OP_T;
   return RunFn([=](cudaStream_t stream) -> absl::Status {
     KJ_RETURN_IF_ERROR(CublasStatus(cublasSetStream(h, stream), "cublasSetStream"));
     const float alpha = 1.0F;
     const float beta = 0.0F;
     KJ_RETURN_IF_ERROR(CublasStatus(
-        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, bm, n, a, k, &beta, c, n),
-        "cublasSgemm"));
-    return CudaStatus(cudaGetLastError(), "cublasSgemm launch");
+        cublasSgemv_64(h, op, k, m, &alpha, a, k, x, 1, &beta, y, 1), "cublasSgemv"));
+    return CudaStatus(cudaGetLastError(), "cublasSgemv launch");
   });
 }
-
-}  // namespace
 
 absl::StatusOr<CublasHandle> CublasHandle::Create() {
   CublasHandle handle;
@@ -94,16 +118,6 @@ std::string CublasVersionString() {
     return "unknown";
   }
   return Cat(major, ".", minor, ".", patch);
-}
-
-bool IsKnownBaselineKind(const std::string& kind) { return kind == "cublas_gemm"; }
-
-absl::StatusOr<RunFn> MakeLibraryBaseline(const LibraryBaselineSpec& baseline,
-                                          const ProblemSpec& spec, const Bindings& bindings,
-                                          const std::map<std::string, void*>& tensors,
-                                          CublasHandle& handle) {
-  if (baseline.kind == "cublas_gemm") return MakeGemm(baseline, spec, bindings, tensors, handle);
-  return BaselineError(baseline, "unknown baseline kind");
 }
 
 }  // namespace kjudge::runner

@@ -1,25 +1,37 @@
-// CublasBaseline: library baselines from the problem spec's [[baseline]] tables that the
-// runner knows how to run. Registry: kind "cublas_gemm" only (for now).
+// CublasBaseline: the cuBLAS kinds of the baseline registry (baseline_registry.h), plus the
+// cuBLAS handle (RAII) and version string. All calls use the 64-bit API (tensors of more than
+// 2^31 elements, e.g. level1/4's 8.6 GB matrix) in the default math mode (no TF32).
 //
-// cublas_gemm params: a, b, c = tensor names (f32), m, n, k = integer expressions over sizes.
-// Computes row-major C[m,n] = A[m,k] @ B[k,n] with cublasSgemm in the default math mode (no
-// TF32), via the usual swap: column-major C^T = B^T A^T, i.e. sgemm(N, N, n, m, k, B, n, A, k,
-// C, n). Contract: Make() validates the params against the spec and the shape's bindings
-// (REJECTED-free: a bad baseline spec is INTERNAL_ERROR, it is the problem's fault) and returns
-// a run function for TimeRuns on the given stream. CublasHandle is RAII.
+// cublas_gemm: row-major C[m,n] = op(A) @ op(B) with cublasSgemm (or, with `batch`,
+//   cublasSgemmStridedBatched: C[i] = op(A[i]) @ op(B[i]) for i < batch).
+//   params: a, b, c = f32 tensor names; m, n, k = integer expressions;
+//     trans_a = "0" (A stored [m,k]) | "1" (A stored [k,m], used transposed); default "0";
+//     trans_b = "0" (B stored [k,n]) | "1" (B stored [n,k], used transposed); default "0";
+//     batch = expression (optional; present = strided-batched call, even when it is 1);
+//     stride_a, stride_b, stride_c = element strides between batch items (optional; default
+//       m*k, k*n, m*n: contiguous [batch, ...] tensors).
+//   Column-major view of the row-major problem: C^T = op(B)^T op(A)^T, i.e.
+//   sgemm(opB, opA, n, m, k, B, ldb, A, lda, C, n) with lda = trans_a ? m : k and
+//   ldb = trans_b ? k : n.
+// cublas_gemv: row-major y = A @ x (trans = "0", default) or y = A^T @ x (trans = "1") with
+//   cublasSgemv; A stored [m,k]. params: a, x, y = f32 tensor names; m, k = expressions.
+//   Column-major view: A^T is k x m with ld k, so y = A x is gemv(T, k, m, A, k, x, y) and
+//   y = A^T x is gemv(N, k, m, ...).
+// Both check that every tensor holds the elements the call touches (INTERNAL_ERROR if not).
 #pragma once
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/problem_spec.h"
+#include "worker/runner/baseline_params.h"
 #include "worker/runner/timing.h"
 
 namespace kjudge::runner {
+
+class BaselineLibraries;  // baseline_registry.h
 
 class CublasHandle {
  public:
@@ -37,11 +49,8 @@ class CublasHandle {
 };
 
 std::string CublasVersionString();
-bool IsKnownBaselineKind(const std::string& kind);
 
-absl::StatusOr<RunFn> MakeLibraryBaseline(const LibraryBaselineSpec& baseline,
-                                          const ProblemSpec& spec, const Bindings& bindings,
-                                          const std::map<std::string, void*>& tensors,
-                                          CublasHandle& handle);
+absl::StatusOr<RunFn> MakeCublasGemm(const BaselineRequest& request, BaselineLibraries& libraries);
+absl::StatusOr<RunFn> MakeCublasGemv(const BaselineRequest& request, BaselineLibraries& libraries);
 
 }  // namespace kjudge::runner

@@ -15,7 +15,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "worker/runner/cublas_baseline.h"
+#include "worker/runner/baseline_registry.h"
 #include "worker/runner/ceilings.h"
 #include "worker/runner/clock_monitor.h"
 #include "worker/runner/cubin_cache.h"
@@ -37,7 +37,7 @@ struct GpuResources {
   std::optional<Stream> stream;
   std::optional<DeviceUtilities> utilities;
   std::optional<L2Flusher> flusher;
-  std::optional<CublasHandle> cublas;
+  std::optional<BaselineLibraries> libraries;
   std::unique_ptr<ClockMonitor> clock;
 };
 
@@ -50,7 +50,7 @@ void MeasureGpu(GpuContext& gpu, GpuResources& res, int device) {
   } else {
     spdlog::warn("no SM clock monitoring: {}", res.clock->reason());
   }
-  absl::StatusOr<Ceilings> ceilings = MeasureCeilings(res.stream->get(), *res.cublas);
+  absl::StatusOr<Ceilings> ceilings = MeasureCeilings(res.stream->get(), res.libraries->cublas());
   if (!ceilings.ok()) {
     spdlog::warn("measuring the GPU's ceilings failed: {}", ceilings.status().ToString());
     (void)cudaGetLastError();
@@ -71,8 +71,8 @@ absl::Status SetUpGpu(const GpuContext& gpu, const CubinCache& cache, GpuResourc
   KJ_ASSIGN_OR_RETURN(L2Flusher flusher,
                       L2Flusher::Create(static_cast<size_t>(gpu.props.l2CacheSize)));
   res.flusher.emplace(std::move(flusher));
-  KJ_ASSIGN_OR_RETURN(CublasHandle cublas, CublasHandle::Create());
-  res.cublas.emplace(std::move(cublas));
+  KJ_ASSIGN_OR_RETURN(BaselineLibraries libraries, BaselineLibraries::Create());
+  res.libraries.emplace(std::move(libraries));
   return absl::OkStatus();
 }
 
@@ -111,7 +111,7 @@ int Serve(const RunnerOptions& options) {
   if (gpu.has_gpu) {
     env.utilities = &*res.utilities;
     env.flusher = &*res.flusher;
-    env.cublas = &*res.cublas;
+    env.libraries = &*res.libraries;
     env.stream = res.stream->get();
   }
   env.timing.criteria.time_budget_ms = options.time_budget_ms;

@@ -576,8 +576,11 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
     if (!IsKnownBaselineKind(b.kind) || CachedBaseline(shape.Label(), b.name) != nullptr) continue;
     todo.emplace_back(b.name, [&, &b = b]() -> absl::StatusOr<TimingResult> {
       KJ_ASSIGN_OR_RETURN(RunFn run, MakeLibraryBaseline(b, setup_.spec, bindings,
-                                                         tensors.pointers(), *env_.cublas));
-      return TimeRuns(run, env_.stream, *env_.flusher, env_.timing);
+                                                         tensors.pointers(), *env_.libraries));
+      KJ_ASSIGN_OR_RETURN(TimingResult t, TimeRuns(run, env_.stream, *env_.flusher, env_.timing));
+      // A baseline that computes the whole problem must agree with the reference.
+      if (!IsPartialBaseline(b)) KJ_RETURN_IF_ERROR(CheckBaselineOutputs(shape, tensors));
+      return t;
     });
   }
   for (auto& [name, measure] : todo) {
@@ -603,6 +606,22 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
     b->set_hardware_key(HardwareKey(env_.gpu->info));
   }
   return absl::OkStatus();
+}
+
+// A library baseline's outputs after its timed runs, against a reference run on the same
+// inputs: an error drops the baseline (MeasureBaselines logs it and goes on).
+absl::Status VerdictProtocol::CheckBaselineOutputs(const Shape& shape, const TensorSet& tensors) {
+  absl::StatusOr<TensorSet> expected = TensorSet::AllocateOutputs(setup_.spec, shape);
+  if (!expected.ok() && DescribeError(expected.status()).verdict == v1::REJECTED) {
+    spdlog::warn("{}: no memory to check a library baseline's outputs", shape.Label());
+    return absl::OkStatus();
+  }
+  KJ_RETURN_IF_ERROR(expected.status());
+  KJ_RETURN_IF_ERROR(RunReferenceInto(shape, tensors, *expected));
+  KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> bad,
+                      CompareOnDevice(shape, tensors, *expected, "library baseline vs reference"));
+  if (!bad.has_value()) return absl::OkStatus();
+  return MakeRunnerError(v1::INTERNAL_ERROR, Cat("wrong output, dropped: ", bad->detail()));
 }
 
 void VerdictProtocol::AddSpeedups() {

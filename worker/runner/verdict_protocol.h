@@ -45,7 +45,7 @@
 
 #include "absl/status/statusor.h"
 #include "kjudge/v1/runner.pb.h"
-#include "worker/runner/cublas_baseline.h"
+#include "worker/runner/baseline_registry.h"
 #include "worker/runner/ceilings.h"
 #include "worker/runner/cubin_cache.h"
 #include "worker/runner/cuda_module.h"
@@ -66,7 +66,7 @@ struct RunnerEnv {
   const CubinCache* cache = nullptr;
   DeviceUtilities* utilities = nullptr;
   L2Flusher* flusher = nullptr;
-  CublasHandle* cublas = nullptr;
+  BaselineLibraries* libraries = nullptr;  // library baselines (baseline_registry.h)
   cudaStream_t stream = nullptr;
   TimingOptions timing;
 };
@@ -100,6 +100,7 @@ class VerdictProtocol {
   absl::StatusOr<BenchSet> MakeBenchSet(size_t i, int k);
   absl::Status TimeShape(size_t i);
   absl::Status MeasureBaselines(size_t i, TensorSet& tensors, double floor_us);
+  absl::Status CheckBaselineOutputs(const Shape& shape, const TensorSet& tensors);
   absl::Status RecheckAfterTiming(size_t i, BenchSet& set);
   absl::Status RunReferenceInto(const Shape& shape, const TensorSet& inputs,
                                 const TensorSet& outputs);

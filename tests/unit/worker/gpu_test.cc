@@ -37,7 +37,7 @@ struct Env {
   std::optional<Stream> stream;
   std::optional<DeviceUtilities> utilities;
   std::optional<L2Flusher> flusher;
-  std::optional<CublasHandle> cublas;
+  std::optional<BaselineLibraries> libraries;
 
   static Env& Get() {
     static Env* env = [] {
@@ -46,7 +46,7 @@ struct Env {
       e->stream.emplace(*Stream::Create());
       e->utilities.emplace(*DeviceUtilities::Create(e->gpu.info.arch(), e->cache));
       e->flusher.emplace(*L2Flusher::Create(static_cast<size_t>(e->gpu.props.l2CacheSize)));
-      e->cublas.emplace(*CublasHandle::Create());
+      e->libraries.emplace(*BaselineLibraries::Create());
       return e;
     }();
     return *env;
@@ -58,7 +58,7 @@ struct Env {
     r.cache = &cache;
     r.utilities = &*utilities;
     r.flusher = &*flusher;
-    r.cublas = &*cublas;
+    r.libraries = &*libraries;
     r.stream = stream->get();
     r.timing.criteria.time_budget_ms = 200;
     return r;
@@ -311,7 +311,7 @@ TEST(GpuVerdict, SolAndTenfoldLibrarySpeedupFlag) {
 TEST(GpuCeilings, MeasuredCeilingsArePlausible) {
   SKIP_WITHOUT_GPU();
   Env& env = Env::Get();
-  absl::StatusOr<Ceilings> c = MeasureCeilings(env.stream->get(), *env.cublas);
+  absl::StatusOr<Ceilings> c = MeasureCeilings(env.stream->get(), env.libraries->cublas());
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_GT(c->copy_gbs, 50.0);
   EXPECT_GT(c->sgemm_tflops, 1.0);
