@@ -166,9 +166,12 @@ def make_ops(torch: Any) -> dict[str, Build]:
         lambda a: a * s["s"], (t["A"],))
 
     # Level 1: matrix products.
-    for name in ["level1/1_Square_matrix_multiplication_", "level1/2_Standard_matrix_multiplication_",
-                 "level1/4_Matrix_vector_multiplication_", "level1/6_Matmul_with_large_K_dimension_",
-                 "level1/7_Matmul_with_small_K_dimension_", "level1/8_Matmul_with_irregular_shapes_",
+    for name in ["level1/1_Square_matrix_multiplication_",
+                 "level1/2_Standard_matrix_multiplication_",
+                 "level1/4_Matrix_vector_multiplication_",
+                 "level1/6_Matmul_with_large_K_dimension_",
+                 "level1/7_Matmul_with_small_K_dimension_",
+                 "level1/8_Matmul_with_irregular_shapes_",
                  "level1/9_Tall_skinny_matrix_multiplication_",
                  "level1/13_Matmul_for_symmetric_matrices"]:
         ops[name] = lambda t, s, z: (torch.matmul, (t["A"], t["B"]))
