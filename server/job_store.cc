@@ -12,7 +12,7 @@ namespace {
 
 constexpr char kJobColumns[] =
     "id, problem, state, stage, progress_done, progress_total, attempts, compile_only, "
-    "tags_json, worker_id, result_json, created_unix_ms, finished_unix_ms";
+    "tags_json, worker_id, result_json, created_unix_ms, finished_unix_ms, started_unix_ms";
 
 std::string TagsToJson(const std::map<std::string, std::string>& tags) {
   return nlohmann::json(tags).dump();
@@ -42,6 +42,7 @@ v1::Job JobFromRow(const Statement& row) {
   if (!row.ColumnIsNull(10)) (void)FromJson(row.ColumnText(10), job.mutable_result());
   job.set_created_unix_ms(row.ColumnInt(11));
   job.set_finished_unix_ms(row.ColumnInt(12));
+  job.set_started_unix_ms(row.ColumnInt(13));
   return job;
 }
 
