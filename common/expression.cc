@@ -60,8 +60,10 @@ void Print(const ExprNode& node, std::string& out) {
       return;
     case ExprNode::Kind::kNeg:
       out += '-';
-      // "-(-x)" rather than "--x"; "-(a + b)" keeps its parentheses.
-      PrintChild(*node.children[0], Precedence(*node.children[0]) <= 3, out);
+      // "- -x" (not "-(-x)", whose parentheses would double the nesting depth the parser
+      // allows, so a printed expression might not parse again); "-(a + b)" keeps its own.
+      if (node.children[0]->kind == ExprNode::Kind::kNeg) out += ' ';
+      PrintChild(*node.children[0], Precedence(*node.children[0]) < 3, out);
       return;
     case ExprNode::Kind::kBinary: {
       const int prec = Precedence(node);

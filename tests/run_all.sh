@@ -2,7 +2,9 @@
 # The whole test suite, as CI runs it (no GPU needed; GPU tests skip with a message):
 #   1. build with -Werror and run every test (unit + end-to-end over loopback);
 #   2. build the server, worker, CLI and their tests with ASan + UBSan and run them again;
-#   3. clang-tidy over kjudge's own sources.
+#   3. libFuzzer (clang, ASan + UBSan) on the launch-plan, expression and problem-spec parsers,
+#      60 s each;
+#   4. clang-tidy over kjudge's own sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/install-deps.sh
@@ -22,6 +24,9 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKJUDGE_SANITIZE=ON 
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --output-on-failure -j"$jobs" --timeout 900)
+
+echo "== fuzzing (bounded) =="
+bash tests/fuzz/run_fuzzers.sh 60
 
 echo "== clang-tidy =="
 bash tests/clang_tidy.sh build-ci

@@ -194,7 +194,7 @@ TEST(ExpressionTest, ToStringIsCanonical) {
   EXPECT_EQ(canon("(M - N) - 1"), "M - N - 1");
   EXPECT_EQ(canon("M / (N * 2)"), "M / (N * 2)");
   EXPECT_EQ(canon("-(M + 1)"), "-(M + 1)");
-  EXPECT_EQ(canon("- - M"), "-(-M)");
+  EXPECT_EQ(canon("- - M"), "- -M");
   EXPECT_EQ(canon("2.0f*alpha"), "2.0f * alpha");
   EXPECT_EQ(canon("0x10"), "0x10");
   // The canonical text re-parses to the same value.
