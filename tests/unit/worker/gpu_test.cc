@@ -238,10 +238,11 @@ TEST(GpuVerdict, TimingRotatesChecksAndReportsPercentiles) {
   EXPECT_DOUBLE_EQ(t.p50_us(), t.median_us());
 }
 
-TEST(GpuVerdict, CachingByPointerIsCaughtByTheRecheck) {
+TEST(GpuVerdict, CachingByPointerIsCaught) {
   SKIP_WITHOUT_GPU();
-  // Computes each (input pointer, size) once, then replays it: right on every timed sample
-  // (each input set keeps its data), stale on new data at the same address.
+  // Computes each (input pointer, size) once, then skips the work. Outputs are poisoned before
+  // every timed sample, so the skipped run leaves them unwritten there (SUSPICIOUS); were that
+  // check absent, the re-check on new data at the same addresses would find stale values.
   const v1::RunnerResult r = Judge(WithKernel(
       "__device__ const float* seen[8];\n__device__ int nseen;\n"
       "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
@@ -253,8 +254,8 @@ TEST(GpuVerdict, CachingByPointerIsCaughtByTheRecheck) {
       "  for (int s = 0; s < nseen && s < 8; ++s) if (seen[s] == X) return;\n"
       "  seen[nseen % 8] = X; nseen = nseen + 1;\n}\n",
       "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);\nremember<<<1, 1>>>(X, M * N);"));
-  EXPECT_EQ(r.result().verdict(), v1::WRONG_ANSWER) << r.result().message();
-  EXPECT_THAT(r.result().message(), HasSubstr("previous outputs left in place"));
+  EXPECT_THAT(r.result().verdict(), ::testing::AnyOf(v1::SUSPICIOUS, v1::WRONG_ANSWER)) << r.result().message();
+  EXPECT_THAT(r.result().message(), ::testing::AnyOf(HasSubstr("timed sample"), HasSubstr("previous outputs left in place")));
 }
 
 TEST(GpuVerdict, EveryKthLaunchIsCaughtInTheTimedSamples) {
