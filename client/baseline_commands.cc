@@ -93,8 +93,10 @@ int Baselines(CliContext& cli, const BaselinesArgs& args) {
       hardware = b.hardware_key();
       std::cout << "\n" << hardware << "\n";
     }
-    std::cout << absl::StrFormat("  %-46s %-26s %-22s %12.2f us  (%d samples)\n", b.problem(), b.shape(), b.name(),
-                                 b.timing().median_us(), b.timing().samples());
+    std::cout << absl::StrFormat("  %-46s %-26s %-24s %12.2f us", b.problem(), b.shape(), b.name(),
+                                 b.timing().median_us());
+    if (b.timing().floor_us() > 0) std::cout << absl::StrFormat("  SOL %5.1f%%", b.timing().sol_percent());
+    std::cout << absl::StrFormat("  (%d samples)\n", b.timing().samples());
   }
   std::cerr << response.baselines_size() << " baseline(s); they are measured on first need per GPU and software"
             << " versions; --refresh measures them again\n";

@@ -40,13 +40,20 @@ void PrintTests(const v1::JobResult& result, std::ostream& out) {
 void PrintTimings(const v1::JobResult& result, std::ostream& out) {
   for (const v1::ShapeTiming& shape : result.timings()) {
     const v1::Timing& t = shape.timing();
-    out << absl::StrFormat("  time %s: median %.2f us (mean %.2f, std %.2f, min %.2f, p95 %.2f; %d samples)\n",
-                           shape.shape(), t.median_us(), t.mean_us(), t.std_us(), t.min_us(), t.p95_us(),
-                           t.samples());
+    out << absl::StrFormat("  time %s: median %.2f us (mean %.2f, std %.2f, min %.2f, p95 %.2f, p99 %.2f; "
+                           "%d samples, %d checked, %d input sets",
+                           shape.shape(), t.median_us(), t.mean_us(), t.std_us(), t.min_us(), t.p95_us(), t.p99_us(),
+                           t.samples(), t.checked_samples(), t.input_sets());
+    if (t.throttled_samples() > 0) out << absl::StrFormat(", %d discarded as throttled", t.throttled_samples());
+    out << ")\n";
+    if (t.floor_us() > 0) {
+      out << absl::StrFormat("    speed of light: %.1f%% (physical floor %.2f us)\n", t.sol_percent(), t.floor_us());
+    }
   }
   for (const v1::Speedup& speedup : result.speedups()) {
     out << absl::StrFormat("  speedup vs %s at %s: %.3fx\n", speedup.baseline(), speedup.shape(), speedup.speedup());
   }
+  for (const std::string& flag : result.flags()) out << "  flag: " << flag << "\n";
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #              host's /usr/local/cuda/lib64 and driver provide those
 #   problems/  the problem catalog
 #   tests/gpu/ the GPU test suite (run_suite.sh, cases/)
+#   deploy/torch_baselines.py  PyTorch eager / torch.compile timings for `kjudge baselines import`
 #   env.sh     `source`-able: sets KJUDGE_HOME, LD_LIBRARY_PATH=<bundle>/lib:/usr/local/cuda/lib64
 #              and PATH, from its own location, so the folder can be moved anywhere
 # and prints the total size (it must stay well under 64 MB).
@@ -101,6 +102,7 @@ fi
 # ---- data: problems and the GPU suite ----
 cp -R "$ROOT/problems" "$OUT/problems"
 cp -R "$ROOT/tests/gpu" "$OUT/tests/gpu"
+mkdir -p "$OUT/deploy" && cp "$ROOT/deploy/torch_baselines.py" "$OUT/deploy/"   # PyTorch baselines helper
 chmod +x "$OUT/tests/gpu/run_suite.sh" 2>/dev/null || true
 
 # ---- env.sh ----

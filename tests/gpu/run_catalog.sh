@@ -4,7 +4,8 @@
 # Starts a server on a fresh database and one worker, submits problems/*/solution.cu (the
 # `example` of each spec) for every problem under PROBLEM_PREFIX, waits for all verdicts, and
 # prints one row per problem: verdict, candidate median, speedup per baseline. Exits non-zero
-# unless every example is CORRECT. KJUDGE_TIME_BUDGET_MS (default 1000) bounds each timing.
+# unless every example is CORRECT. KJUDGE_TIME_BUDGET_MS (default 1000) bounds each timing;
+# KJUDGE_IMPORT=FILE imports JSON-lines baselines (deploy/torch_baselines.py) first.
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [PROBLEM_PREFIX]" >&2; exit 2; }
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -25,6 +26,8 @@ for _ in $(seq 200); do grep -q "listening on" "$OUT/catalog_server.log" && brea
   >"$OUT/catalog_worker.log" 2>&1 &
 WORKER_PID=$!
 K=("$BUNDLE/bin/kjudge" --server "$ADDR")
+# Optional: baselines measured elsewhere (deploy/torch_baselines.py) to compare against too.
+if [[ -n "${KJUDGE_IMPORT:-}" ]]; then "${K[@]}" baselines import "$KJUDGE_IMPORT"; fi
 
 : >"$OUT/catalog_jobs.tsv"
 for spec in $(cd "$BUNDLE/problems" && find . -name problem.toml | sort); do
@@ -39,7 +42,7 @@ echo "submitted $(wc -l <"$OUT/catalog_jobs.tsv") examples"
 while IFS=$'\t' read -r dir id; do
   "${K[@]}" --json job "$id" --wait --timeout 600 >>"$OUT/catalog_results.jsonl" 2>>"$OUT/catalog_submit.err"
 done <"$OUT/catalog_jobs.tsv"
-host_py - "$OUT/catalog_results.jsonl" <<'PY'
+host_py - "$OUT/catalog_results.jsonl" >"$OUT/catalog_table.txt" <<'PY'
 import json, sys
 rows, bad = [], 0
 for line in open(sys.argv[1]):
@@ -51,13 +54,21 @@ for line in open(sys.argv[1]):
     verdict = r.get("verdict", job.get("state"))
     bad += verdict != "CORRECT"
     med = ";".join(f'{t["timing"]["median_us"]:.1f}' for t in r.get("timings", []))
+    sol = ";".join(f'{t["timing"].get("sol_percent", 0):.0f}%' for t in r.get("timings", []))
     sp = ";".join(f'{s["baseline"]}={s["speedup"]:.2f}x' for s in r.get("speedups", []))
     msg = "" if verdict == "CORRECT" else r.get("message", "")[:140]
-    rows.append((job["problem"], verdict, med, sp, msg))
+    rows.append((job["problem"], verdict, med, sol, sp, msg))
 w = max(len(r[0]) for r in rows) if rows else 10
-print(f'{"problem":<{w}}  {"verdict":<16} {"median_us":>12}  speedups / message')
-for p, v, m, s, msg in rows:
-    print(f"{p:<{w}}  {v:<16} {m:>12}  {s} {msg}")
+print(f'{"problem":<{w}}  {"verdict":<16} {"median_us":>12} {"SOL":>6}  speedups / message')
+for p, v, m, sol, s, msg in rows:
+    print(f"{p:<{w}}  {v:<16} {m:>12} {sol:>6}  {s} {msg}")
 print(f"{len(rows) - bad}/{len(rows)} examples CORRECT")
 sys.exit(1 if bad else 0)
 PY
+rc=$?
+"${K[@]}" baselines >"$OUT/catalog_baselines.txt" 2>&1
+echo "== baselines measured on this GPU (median, SOL%) =="
+cat "$OUT/catalog_baselines.txt"
+echo "== examples =="
+cat "$OUT/catalog_table.txt"
+exit $rc
