@@ -55,7 +55,7 @@ absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::List(const std::s
   std::lock_guard lock(shared_->mutex);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "SELECT problem, shape, name, hardware_key, timing_json FROM baselines "
-      "WHERE substr(problem, 1, length(?1)) = ?1 ORDER BY problem, hardware_key, shape, name");
+      "WHERE substr(problem, 1, length(?1)) = ?1 ORDER BY hardware_key, problem, shape, name");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, problem_prefix);
   return ReadRows(*stmt);
