@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "server/migrations.h"
 
@@ -184,6 +185,24 @@ TEST_F(JobStoreTest, QueueSurvivesReopeningTheFile) {
   now_ += 10000;
   EXPECT_EQ(*store_->ExpireLeases(), 1);
   EXPECT_EQ(Get(queued).state(), v1::QUEUED);
+}
+
+TEST_F(JobStoreTest, ABusyDatabaseIsWaitedOutNotSurfaced) {
+  // Another connection (another process in production: the dashboard, a backup) holds the
+  // write lock for a while; the submission waits for it instead of failing with SQLITE_BUSY.
+  absl::StatusOr<std::unique_ptr<Database>> other = Database::Open(path_);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->Execute("BEGIN EXCLUSIVE").ok());
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    EXPECT_TRUE((*other)->Execute("COMMIT").ok());
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t id = Enqueue();
+  release.join();
+  EXPECT_GT(id, 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_EQ(Get(id).state(), v1::QUEUED);
 }
 
 TEST_F(JobStoreTest, ImmediateResultsAreStoredDone) {
