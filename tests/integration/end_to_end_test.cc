@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "tests/integration/cluster.h"
 
@@ -112,6 +113,24 @@ TEST_F(EndToEnd, PromptAndBaselineCommands) {
   CliResult bad = cluster_->Cli({"baselines", "import", file});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("needs a catalog problem"), std::string::npos) << bad.err;
+}
+
+TEST_F(EndToEnd, PrometheusMetricsAreServed) {
+  const int metrics_port = FreeLoopbackPort();
+  cluster_->KillServer(SIGTERM);
+  cluster_->StartServer({"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port)});
+  cluster_->Cli({"submit", SourcePath("tests/gpu/cases/bad_plan.cu"), "--problem", "level1/19_ReLU"});
+  cluster_->Cli({"submit", SourcePath("problems/level1/19_ReLU/solution.cu"), "--problem", "level1/19_ReLU",
+                 "--compile-only"});
+  std::string metrics;
+  for (int i = 0; i < 40 && metrics.find("kjudge_jobs{state=\"queued\"} 1") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // gauges refresh once a second
+    metrics = HttpGet(metrics_port, "/metrics");
+  }
+  EXPECT_NE(metrics.find("200 OK"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("kjudge_jobs_finished_total{verdict=\"REJECTED\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("kjudge_jobs_submitted_total 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("kjudge_jobs{state=\"queued\"} 1"), std::string::npos) << metrics;
 }
 
 TEST_F(EndToEnd, SubmissionsSurviveKill9OfTheServer) {

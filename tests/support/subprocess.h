@@ -44,4 +44,7 @@ int FreeLoopbackPort();
 
 std::string ReadFileOrEmpty(const std::string& path);
 
+// A plain HTTP/1.0 GET to 127.0.0.1:port; the whole response (headers and body), "" on error.
+std::string HttpGet(int port, const std::string& path);
+
 }  // namespace kjudge::testing
