@@ -55,6 +55,18 @@ int CliContext::Fail(const grpc::Status& status, const std::string& doing) const
   }
 }
 
+bool ParseTags(const std::vector<std::string>& tags, google::protobuf::Map<std::string, std::string>* out) {
+  for (const std::string& tag : tags) {
+    const size_t eq = tag.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "kjudge: --tag wants key=value (e.g. --tag model=gpt-x), got '" << tag << "'\n";
+      return false;
+    }
+    (*out)[tag.substr(0, eq)] = tag.substr(eq + 1);
+  }
+  return true;
+}
+
 int ExitCodeFor(const v1::Job& job) {
   if (job.state() != v1::DONE) return kUnfinished;
   const v1::Verdict verdict = job.result().verdict();

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
 
@@ -33,6 +34,9 @@ struct CliContext {
   // Prints a failed RPC for a person (stderr) and returns the exit code it maps to.
   int Fail(const grpc::Status& status, const std::string& doing) const;
 };
+
+// Parses "key=value" --tag arguments into `out`; false (with a message on stderr) on a bad one.
+bool ParseTags(const std::vector<std::string>& tags, google::protobuf::Map<std::string, std::string>* out);
 
 // Exit code for a finished job.
 int ExitCodeFor(const v1::Job& job);

@@ -74,14 +74,7 @@ int Submit(CliContext& cli, const SubmitArgs& args) {
   request.set_problem(args.problem);
   request.set_compile_only(args.compile_only);
   request.set_filename(args.file.substr(args.file.find_last_of('/') + 1));
-  for (const std::string& tag : args.tags) {
-    const size_t eq = tag.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      std::cerr << "kjudge: --tag wants key=value (e.g. --tag model=gpt-x), got '" << tag << "'\n";
-      return kUsage;
-    }
-    (*request.mutable_tags())[tag.substr(0, eq)] = tag.substr(eq + 1);
-  }
+  if (!ParseTags(args.tags, request.mutable_tags())) return kUsage;
   grpc::ClientContext context;
   cli.Prepare(&context, 30);
   v1::SubmitResponse response;

@@ -8,14 +8,7 @@ namespace kjudge::client {
 
 int ShowStats(CliContext& cli, const StatsArgs& args) {
   v1::GetStatsRequest request;
-  for (const std::string& tag : args.tags) {
-    const size_t eq = tag.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      std::cerr << "kjudge: --tag wants key=value, got '" << tag << "'\n";
-      return kUsage;
-    }
-    (*request.mutable_tags())[tag.substr(0, eq)] = tag.substr(eq + 1);
-  }
+  if (!ParseTags(args.tags, request.mutable_tags())) return kUsage;
   request.set_baseline(args.baseline);
   request.set_problem_prefix(args.problem_prefix);
   grpc::ClientContext context;
