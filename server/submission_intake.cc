@@ -15,12 +15,14 @@ uint64_t FreshSeed() {
   return (static_cast<uint64_t>(device()) << 32) ^ device();
 }
 
-NewJob Rejected(NewJob job, std::string message) {
+// Takes the job by reference so the message (often built from the job's fields) is complete
+// before the job is moved out.
+NewJob Rejected(NewJob& job, std::string message) {
   v1::JobResult result;
   result.set_verdict(v1::REJECTED);
   result.set_message(std::move(message));
   job.immediate_result = std::move(result);
-  return job;
+  return std::move(job);
 }
 
 }  // namespace
@@ -54,9 +56,9 @@ absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const Proble
     job.plan_first_line = 1;
   } else {
     absl::StatusOr<std::optional<PlanBlock>> block = FindPlanBlock(request.source());
-    if (!block.ok()) return Rejected(std::move(job), absl::StrCat(job.filename, ":", block.status().message()));
+    if (!block.ok()) return Rejected(job, absl::StrCat(job.filename, ":", block.status().message()));
     if (!block->has_value()) {
-      return Rejected(std::move(job),
+      return Rejected(job,
                       absl::StrCat(job.filename, ": no launch plan: add a /* kjudge-plan ... */ block "
                                    "to the source (see `kjudge problem ", job.problem,
                                    " --starter`) or send one in launch_plan"));
@@ -66,13 +68,13 @@ absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const Proble
   }
   const std::string plan_origin = request.launch_plan().empty() ? job.filename : "launch_plan";
   if (job.launch_plan.size() > limits.max_plan_bytes) {
-    return Rejected(std::move(job), absl::StrCat("the launch plan is ", job.launch_plan.size(),
+    return Rejected(job, absl::StrCat("the launch plan is ", job.launch_plan.size(),
                                                  " bytes; the limit is ", limits.max_plan_bytes));
   }
   absl::StatusOr<LaunchPlan> plan = ParseLaunchPlan(job.launch_plan, job.plan_first_line);
-  if (!plan.ok()) return Rejected(std::move(job), absl::StrCat(plan_origin, ":", plan.status().message()));
+  if (!plan.ok()) return Rejected(job, absl::StrCat(plan_origin, ":", plan.status().message()));
   absl::Status valid = ValidatePlanAgainstSpec(*plan, entry->files.spec);
-  if (!valid.ok()) return Rejected(std::move(job), absl::StrCat(plan_origin, ":", valid.message()));
+  if (!valid.ok()) return Rejected(job, absl::StrCat(plan_origin, ":", valid.message()));
   return job;
 }
 
