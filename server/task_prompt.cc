@@ -10,6 +10,7 @@ std::string TensorLines(const ProblemSpec& spec) {
   std::string out;
   for (const TensorSpec& tensor : spec.tensors) {
     std::vector<std::string> dims;
+    dims.reserve(tensor.shape.size());
     for (const Expr& dim : tensor.shape) dims.push_back(dim.ToString());
     absl::StrAppend(&out, "  ", tensor.name, " : ", std::string(DTypeName(tensor.dtype)), "[",
                     absl::StrJoin(dims, ", "), "]  ", tensor.role == TensorRole::kIn ? "input" : "output",
@@ -24,6 +25,7 @@ std::string TensorLines(const ProblemSpec& spec) {
 
 std::string ShapeList(const std::vector<Shape>& shapes) {
   std::vector<std::string> labels;
+  labels.reserve(shapes.size());
   for (const Shape& shape : shapes) labels.push_back(shape.Label());
   return absl::StrJoin(labels, "; ");
 }

@@ -51,6 +51,7 @@ absl::StatusOr<std::unique_ptr<RunnerProcess>> RunnerProcess::Spawn(
   std::vector<std::string> storage = {path};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(storage.size() + 1);
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
