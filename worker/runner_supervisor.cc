@@ -88,7 +88,7 @@ RunOutcome RunnerSupervisor::Timeout(v1::Stage stage, const v1::RunnerProgress& 
 }
 
 RunOutcome RunnerSupervisor::Run(const v1::RunSpec& spec, const ProgressCallback& on_progress,
-                                 const std::atomic<bool>& abort) {
+                                 const std::function<bool()>& should_abort) {
   if (!process_) {
     if (absl::StatusOr<v1::GpuInfo> started = Start(); !started.ok()) {
       return HandBack(absl::StrCat("no runner: ", started.status().message()));
@@ -104,11 +104,11 @@ RunOutcome RunnerSupervisor::Run(const v1::RunSpec& spec, const ProgressCallback
   last.set_stage(v1::STAGE_COMPILING);
   auto stage_deadline = Clock::now() + limits_.compile;
   while (true) {
-    if (abort.load()) return HandBack("the worker gave the job up (lease lost or shutting down)");
+    if (should_abort()) return HandBack("the worker gave the job up (lease lost or shutting down)");
     const auto now = Clock::now();
     if (now >= job_deadline) return Timeout(last.stage(), last, /*job_limit=*/true);
     if (now >= stage_deadline) return Timeout(last.stage(), last, /*job_limit=*/false);
-    // Wake at least every 200 ms to notice `abort`.
+    // Wake at least every 200 ms to notice an abort.
     const auto wake = std::min({stage_deadline, job_deadline, now + std::chrono::milliseconds(200)});
     absl::StatusOr<std::string> line = process_->ReadLine(wake);
     if (absl::IsDeadlineExceeded(line.status())) continue;

@@ -10,7 +10,7 @@
 //        its current stage (compile limit while compiling, stall limit otherwise) or the job
 //        ran past the job limit: the runner's whole process group is killed, which ends its
 //        kernels and frees the GPU, and a fresh runner serves the next job;
-//      - a hand-back, when the runner died without a verdict or `abort` was raised: the job
+//      - a hand-back, when the runner died without a verdict or should_abort() said so: the job
 //        goes back to the queue (bounded attempts on the server).
 #pragma once
 
@@ -50,8 +50,9 @@ class RunnerSupervisor {
   int restarts() const { return restarts_; }
 
   using ProgressCallback = std::function<void(const v1::RunnerProgress&)>;
+  // should_abort is polled at least every 200 ms.
   RunOutcome Run(const v1::RunSpec& spec, const ProgressCallback& on_progress,
-                 const std::atomic<bool>& abort);
+                 const std::function<bool()>& should_abort);
 
  private:
   RunOutcome Timeout(v1::Stage stage, const v1::RunnerProgress& last, bool job_limit);

@@ -141,18 +141,10 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests) {
   {
     LeaseKeeper keeper(stub_.get(), options_.api_key, worker_id_, spec.job_id(),
                        std::chrono::milliseconds(lease_seconds_ * 1000 / 3));
-    // Abort when the lease is lost or on the second stop request.
-    std::atomic<bool> abort{false};
-    std::thread watcher([&] {
-      while (!abort.load()) {
-        if (keeper.lost().load() || stop_requests.load() >= 2) abort = true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
+    // Give the job up when the lease is lost or on the second stop request.
     outcome = supervisor_->Run(
-        spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), progress); }, abort);
-    abort = true;
-    watcher.join();
+        spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), progress); },
+        [&] { return keeper.lost().load() || stop_requests.load() >= 2; });
   }
   if (outcome.handed_back) {
     spdlog::warn("job {}: handed back: {}", spec.job_id(), outcome.reason);

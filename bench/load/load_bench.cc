@@ -1,7 +1,8 @@
 // kjudge-bench-load: many concurrent clients against one kjudge-server over loopback.
 //
 // C client threads submit J compile-only jobs in total (each a distinct source, so every job
-// is stored and judged separately), then wait for every verdict. Prints, as p50/p99:
+// is compiled by NVRTC, or with --same-source one source whose cubin the workers cache, so
+// the server's own costs dominate), then wait for every verdict. Prints, as p50/p99:
 //   * submit RPC latency (server overhead per job: RPC + validation + durable enqueue),
 //   * queue-to-lease latency (first lease - submission, from the jobs' own timestamps),
 //   * submit-to-verdict latency,
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   int clients = 64;
   int jobs = 2000;
   double wait_s = 600;
+  bool same_source = false;
   CLI::App app{"kjudge-bench-load: concurrent clients submitting compile-only jobs to a kjudge-server"};
   app.add_option("--server", server)->capture_default_str();
   app.add_option("--source", source_file, "a .cu submission with a kjudge-plan block")->required();
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
   app.add_option("--clients", clients)->capture_default_str();
   app.add_option("--jobs", jobs)->capture_default_str();
   app.add_option("--wait-s", wait_s, "how long to wait for all verdicts")->capture_default_str();
+  app.add_flag("--same-source", same_source,
+               "submit one source every time (workers hit their cubin cache: measures the server, not NVRTC)");
   CLI11_PARSE(app, argc, argv);
 
   std::ifstream in(source_file);
@@ -82,7 +86,7 @@ int main(int argc, char** argv) {
         kjudge::v1::SubmitRequest request;
         request.set_problem(problem);
         // A distinct comment makes each source distinct (stored and compiled separately).
-        request.set_source(source + "\n// load-bench job " + std::to_string(n) + "\n");
+        request.set_source(same_source ? source : source + "\n// load-bench job " + std::to_string(n) + "\n");
         request.set_compile_only(true);
         (*request.mutable_tags())["run"] = "load-bench";
         kjudge::v1::SubmitResponse response;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Load benchmark: one kjudge-server, W compile-only workers, C concurrent clients submitting J
 # jobs over loopback. Prints the latencies (p50/p99), whether every job was accounted for, and
-# the server's peak memory.  Usage: bench/load/run.sh [BUILD_DIR] [CLIENTS] [JOBS] [WORKERS]
+# the server's peak memory.  Usage: bench/load/run.sh [BUILD_DIR] [CLIENTS] [JOBS] [WORKERS] [--same-source]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${1:-build}; CLIENTS=${2:-64}; JOBS=${3:-2000}; WORKERS=${4:-4}
+BUILD=${1:-build}; CLIENTS=${2:-64}; JOBS=${3:-2000}; WORKERS=${4:-4}; shift $(( $# < 4 ? $# : 4 ))
+# Further arguments go to kjudge-bench-load (e.g. --same-source).
 work=$(mktemp -d /tmp/kjudge-load.XXXXXX)
 port=$((20000 + RANDOM % 20000)); addr=127.0.0.1:$port
 pids=()
@@ -23,7 +24,7 @@ for w in $(seq "$WORKERS"); do
 done
 rss_before=$(awk '/VmRSS/ {print $2}' /proc/$server/status)
 "$BUILD/bin/kjudge-bench-load" --server "$addr" --source problems/level1/19_ReLU/solution.cu \
-  --clients "$CLIENTS" --jobs "$JOBS"
+  --clients "$CLIENTS" --jobs "$JOBS" "$@"
 echo "server memory: RSS $((rss_before / 1024)) MiB at start, peak $(( $(awk '/VmHWM/ {print $2}' /proc/$server/status) / 1024 )) MiB," \
   "now $(( $(awk '/VmRSS/ {print $2}' /proc/$server/status) / 1024 )) MiB"
 echo "machine: $(nproc) cores; $WORKERS compile-only workers (real NVRTC) on the same machine"
