@@ -133,6 +133,32 @@ TEST_F(EndToEnd, PrometheusMetricsAreServed) {
   EXPECT_NE(metrics.find("kjudge_jobs{state=\"queued\"} 1"), std::string::npos) << metrics;
 }
 
+TEST_F(EndToEnd, CompilationPastItsLimitIsATimeout) {
+  // The worker's compile limit, set absurdly low: the runner is killed mid-compilation, the job
+  // gets TIMEOUT, and a fresh runner serves the next job.
+  cluster_->StartWorker({"--compile-timeout", "0.001"});
+  CliResult r = SubmitAndWait("problems/level1/23_Softmax/solution.cu", "level1/23_Softmax");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err << cluster_->Logs();
+  EXPECT_EQ(Verdict(r), "TIMEOUT");
+  EXPECT_NE(r.json["result"]["message"].get<std::string>().find("compilation took longer"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(EndToEnd, TlsServesClientsThatTrustTheCertificate) {
+  const std::string dir = cluster_->dir();
+  CommandResult cert = kjudge::testing::Run({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                            "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                            "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem"},
+                           std::chrono::seconds(60));
+  ASSERT_EQ(cert.exit_code, 0) << cert.err;
+  cluster_->KillServer(SIGTERM);
+  cluster_->StartServer({"--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem"});
+  CliResult trusted = cluster_->Cli({"--tls-ca", dir + "/cert.pem", "problems"}, 30);
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  CliResult plaintext = cluster_->Cli({"problems"}, 30);
+  EXPECT_EQ(plaintext.exit_code, 3) << "a plaintext client must not get through a TLS port";
+}
+
 TEST_F(EndToEnd, SubmissionsSurviveKill9OfTheServer) {
   std::vector<std::string> ids;
   for (int i = 0; i < 20; ++i) {
