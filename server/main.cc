@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   kjudge::server::ServeOptions options;
   std::string log_level = "info";
+  std::string log_format = "text";
   bool json = false;
   CLI::App app{"kjudge-server: the kjudge API, durable job queue and results store.\n"
                "Workers (kjudge-worker) connect to it to pull jobs; clients (kjudge) submit.\n"
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve TLS (with --tls-key)");
   app.add_option("--tls-key", options.tls_key, "PEM private key");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--log-format", log_format, "text, or json (one object per line, for log pipelines)")
+      ->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   app.add_flag("--json", json, "machine-readable output for the keys commands");
 
   auto* keys = app.add_subcommand("keys", "manage API keys in --db (no server needed)");
@@ -47,7 +50,7 @@ int main(int argc, char** argv) {
   auto* revoke = keys->add_subcommand("revoke", "revoke a key by its id (kj_...)");
   revoke->add_option("id", key_id, "key id")->required();
   CLI11_PARSE(app, argc, argv);
-  kjudge::InitLogging("server", log_level);
+  kjudge::InitLogging("server", log_level, log_format);
 
   if (*create) return kjudge::server::CreateKey(options.db_path, key_name, key_role, json);
   if (*list) return kjudge::server::ListKeys(options.db_path, json);

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   std::string cache_dir = "kjudge-cubin-cache";
   std::string arch;
   std::string log_level = "info";
+  std::string log_format = "text";
   int device = 0;
   bool compile_only = false;
   double compile_s = 60, stall_s = 20, job_s = 600;
@@ -68,8 +69,10 @@ int main(int argc, char** argv) {
   app.add_option("--time-budget-ms", time_budget_ms, "timing budget per benchmark shape")->capture_default_str();
   app.add_option("--max-jobs", options.max_jobs, "exit after this many jobs (0: never)")->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--log-format", log_format, "text, or json (one object per line, for log pipelines)")
+      ->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   CLI11_PARSE(app, argc, argv);
-  kjudge::InitLogging("worker", log_level);
+  kjudge::InitLogging("worker", log_level, log_format);
   if (options.name.empty()) options.name = HostName() + ":gpu" + std::to_string(device);
 
   std::error_code error;

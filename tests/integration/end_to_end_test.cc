@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "tests/integration/cluster.h"
@@ -157,6 +158,24 @@ TEST_F(EndToEnd, TlsServesClientsThatTrustTheCertificate) {
   EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
   CliResult plaintext = cluster_->Cli({"problems"}, 30);
   EXPECT_EQ(plaintext.exit_code, 3) << "a plaintext client must not get through a TLS port";
+}
+
+TEST_F(EndToEnd, JsonLogsAreOneObjectPerLineWithJobIds) {
+  cluster_->KillServer(SIGTERM);
+  cluster_->StartServer({"--log-format", "json"});
+  CliResult r = cluster_->Cli({"submit", SourcePath("tests/gpu/cases/bad_plan.cu"), "--problem", "level1/19_ReLU"});
+  ASSERT_EQ(Verdict(r), "REJECTED");
+  std::istringstream log(ReadFileOrEmpty(cluster_->dir() + "/server-2.log"));
+  int lines = 0;
+  bool job_line = false;
+  for (std::string line; std::getline(log, line); ++lines) {
+    nlohmann::json entry = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(entry.is_object()) << "not JSON: " << line;
+    EXPECT_TRUE(entry.contains("ts") && entry.contains("level") && entry.contains("msg")) << line;
+    job_line = job_line || entry["msg"].get<std::string>().find("job " + r.json["id"].get<std::string>()) == 0;
+  }
+  EXPECT_GE(lines, 2);
+  EXPECT_TRUE(job_line) << "no log line names the job";
 }
 
 TEST_F(EndToEnd, SubmissionsSurviveKill9OfTheServer) {
