@@ -60,6 +60,11 @@ void Cluster::SignalWorker(int signal) {
   if (!workers_.empty()) workers_.back()->Signal(signal);
 }
 
+int Cluster::WaitWorker(int timeout_s) {
+  if (workers_.empty()) return -1000;
+  return workers_.back()->Wait(std::chrono::seconds(timeout_s));
+}
+
 bool Cluster::WaitForLog(const std::string& file, const std::string& text, int timeout_s) {
   for (int i = 0; i < timeout_s * 20; ++i) {
     if (ReadFileOrEmpty(dir_ + "/" + file).find(text) != std::string::npos) return true;

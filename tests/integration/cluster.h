@@ -32,6 +32,8 @@ class Cluster {
   // Stops the newest worker.
   void StopWorker(int signal);
   void SignalWorker(int signal);
+  // Waits for the newest worker to exit; its exit code, or -1000 on timeout.
+  int WaitWorker(int timeout_s);
   // Waits until the log file in dir() contains `text`.
   bool WaitForLog(const std::string& file, const std::string& text, int timeout_s);
   // Creates an API key in the server's database and returns it.

@@ -178,6 +178,24 @@ TEST_F(EndToEnd, JsonLogsAreOneObjectPerLineWithJobIds) {
   EXPECT_TRUE(job_line) << "no log line names the job";
 }
 
+TEST_F(EndToEnd, SigtermDrainsTheWorker) {
+  // The first SIGTERM stops the worker from taking work; it exits cleanly, and jobs submitted
+  // afterwards wait in the queue for another worker instead of being lost.
+  cluster_->StartWorker();
+  ASSERT_TRUE(cluster_->WaitForLog("worker.log", "registered with", 30)) << cluster_->Logs();
+  cluster_->SignalWorker(SIGTERM);
+  EXPECT_EQ(cluster_->WaitWorker(20), 0) << cluster_->Logs();
+  EXPECT_TRUE(cluster_->WaitForLog("worker.log", "worker stopping after 0 job(s)", 5)) << cluster_->Logs();
+  CliResult queued = cluster_->Cli({"submit", SourcePath("problems/level1/19_ReLU/solution.cu"), "--problem",
+                                    "level1/19_ReLU", "--compile-only"});
+  ASSERT_EQ(queued.exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(cluster_->Cli({"job", queued.json["id"]}).json["state"], "QUEUED");
+  cluster_->StartWorker();
+  CliResult done = cluster_->Cli({"job", queued.json["id"], "--wait", "--timeout", "60"});
+  EXPECT_EQ(Verdict(done), "COMPILED") << done.out << done.err;
+}
+
 TEST_F(EndToEnd, SubmissionsSurviveKill9OfTheServer) {
   std::vector<std::string> ids;
   for (int i = 0; i < 20; ++i) {
