@@ -26,7 +26,8 @@ double StoppingRule::RelStdError() const { return RelativeStdError(count_, mean_
 bool StoppingRule::ShouldStop(double elapsed_ms) {
   if (count_ >= criteria_.max_samples) {
     reason_ = StopReason::kMaxSamples;
-  } else if (count_ >= criteria_.min_samples && RelStdError() < criteria_.max_rel_std_error) {
+  } else if (count_ >= criteria_.min_samples && elapsed_ms >= criteria_.min_time_ms &&
+             RelStdError() < criteria_.max_rel_std_error) {
     reason_ = StopReason::kConverged;
   } else if (count_ >= 1 && elapsed_ms >= criteria_.time_budget_ms) {
     reason_ = StopReason::kTimeBudget;

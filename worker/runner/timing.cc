@@ -1,5 +1,6 @@
 #include "worker/runner/timing.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -33,7 +34,7 @@ struct Sample {
 };
 
 absl::StatusOr<Sample> OneSample(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
-                                 const Event& start, const Event& stop) {
+                                 const Event& start, const Event& stop, double overhead_us) {
   KJ_RETURN_IF_ERROR(flusher.Flush(stream));
   KJ_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start.get(), stream), "cudaEventRecord"));
   KJ_RETURN_IF_ERROR(run(stream));
@@ -47,11 +48,15 @@ absl::StatusOr<Sample> OneSample(const RunFn& run, cudaStream_t stream, L2Flushe
   float ms = 0.0F;
   KJ_RETURN_IF_ERROR(
       CudaStatus(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime"));
-  s.us = static_cast<double>(ms) * 1000.0;
+  s.us = SampleUs(static_cast<double>(ms) * 1000.0, overhead_us);
   return s;
 }
 
 }  // namespace
+
+double SampleUs(double elapsed_us, double event_overhead_us) {
+  return std::max(elapsed_us - event_overhead_us, kMinSampleFraction * elapsed_us);
+}
 
 absl::StatusOr<L2Flusher> L2Flusher::Create(size_t l2_bytes) {
   KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer,
@@ -86,11 +91,13 @@ absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t 
   double clock_sum = 0.0;
   TimingResult result;
   result.input_sets = static_cast<int>(runs.size());
+  result.event_overhead_us = options.event_overhead_us;
   const auto begin = Clock::now();
   for (int64_t i = 0;; ++i) {
     const size_t set = static_cast<size_t>(i) % runs.size();
     if (hooks != nullptr && hooks->before) KJ_RETURN_IF_ERROR(hooks->before(set));
-    KJ_ASSIGN_OR_RETURN(Sample sample, OneSample(runs[set], stream, flusher, start, stop));
+    KJ_ASSIGN_OR_RETURN(Sample sample, OneSample(runs[set], stream, flusher, start, stop,
+                                                       options.event_overhead_us));
     const int mhz = clock != nullptr ? clock->SmClockMhz() : 0;
     if (sample.busy_after_stop) ++result.busy_after_stop;
     if (hooks != nullptr && hooks->after) {

@@ -8,7 +8,10 @@
 //   1. hooks->before(set) (not timed; e.g. poison the set's outputs);
 //   2. flush L2 (cudaMemsetAsync over a buffer of 2x the L2 size, then
 //      cudaCtxResetPersistingL2Cache);
-//   3. record the start event, run, record the stop event, wait for the stop event;
+//   3. record the start event, run, record the stop event, wait for the stop event; the
+//      sample is the elapsed time minus options.event_overhead_us (event_overhead.h: the fixed
+//      time the event pair adds beyond the plan's device time), but never under
+//      kMinSampleFraction of the elapsed time (a calibration error cannot make a sample ~0);
 //   4. device-idle check: a device-wide synchronize right after the stop event must return at
 //      once (wall time > kBusyAfterStopMs counts the sample in busy_after_stop: work that
 //      outlived the plan's stop event); any error is sticky: RUNTIME_ERROR;
@@ -35,6 +38,7 @@
 namespace kjudge::runner {
 
 inline constexpr double kBusyAfterStopMs = 1.0;
+inline constexpr double kMinSampleFraction = 0.05;
 
 struct TimingOptions {
   double warmup_ms = 50.0;
@@ -43,6 +47,7 @@ struct TimingOptions {
   const ClockMonitor* clock = nullptr;  // null or unavailable: no throttling detection
   double throttle_threshold = 0.75;
   double throttle_recovery_ms = 50.0;
+  double event_overhead_us = 0.0;  // subtracted from every sample (event_overhead.h)
 };
 
 class L2Flusher {
@@ -56,6 +61,10 @@ class L2Flusher {
   DeviceBuffer buffer_;
   unsigned char value_ = 0;
 };
+
+// One sample from the events' elapsed time: minus the calibrated overhead, never under
+// kMinSampleFraction of the elapsed time.
+double SampleUs(double elapsed_us, double event_overhead_us);
 
 using RunFn = std::function<absl::Status(cudaStream_t)>;
 
@@ -74,6 +83,7 @@ struct TimingResult {
   int64_t checked = 0;           // samples that hooks->after saw
   bool aborted = false;          // hooks->after said stop
   int input_sets = 1;
+  double event_overhead_us = 0.0;  // what was subtracted from each sample
 };
 
 absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t stream,

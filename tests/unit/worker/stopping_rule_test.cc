@@ -11,9 +11,25 @@ TEST(StoppingRule, NeedsMinSamplesEvenWhenNoiseless) {
   StoppingRule rule(StoppingCriteria{});
   for (int i = 0; i < 9; ++i) {
     rule.AddSample(10.0);
-    EXPECT_FALSE(rule.ShouldStop(0.0)) << i;
+    EXPECT_FALSE(rule.ShouldStop(100.0)) << i;
   }
   rule.AddSample(10.0);
+  EXPECT_TRUE(rule.ShouldStop(100.0));
+  EXPECT_EQ(rule.reason(), StopReason::kConverged);
+}
+
+TEST(StoppingRule, ConvergedNeedsMinTime) {
+  StoppingRule rule(StoppingCriteria{10, 1000, 0.005, 2000.0, 30.0});
+  for (int i = 0; i < 50; ++i) rule.AddSample(10.0);
+  EXPECT_FALSE(rule.ShouldStop(29.9));
+  EXPECT_EQ(rule.reason(), StopReason::kNotYet);
+  EXPECT_TRUE(rule.ShouldStop(30.0));
+  EXPECT_EQ(rule.reason(), StopReason::kConverged);
+}
+
+TEST(StoppingRule, MinTimeZeroStopsAtMinSamples) {
+  StoppingRule rule(StoppingCriteria{10, 1000, 0.005, 2000.0, 0.0});
+  for (int i = 0; i < 10; ++i) rule.AddSample(10.0);
   EXPECT_TRUE(rule.ShouldStop(0.0));
   EXPECT_EQ(rule.reason(), StopReason::kConverged);
 }
