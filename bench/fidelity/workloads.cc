@@ -6,6 +6,7 @@
 #include "kjudge/v1/kjudge.pb.h"
 #include "worker/runner/device_buffer.h"
 #include "worker/runner/device_tensors.h"
+#include "worker/runner/guard_bands.h"
 #include "worker/runner/runner_error.h"
 #include "worker/runner/str_util.h"
 
@@ -20,7 +21,9 @@ constexpr uint64_t kBenchStream = 2;
 
 absl::StatusOr<runner::TensorSet> FreshInputs(const ProblemSpec& spec, const Shape& shape,
                                               uint64_t job_seed, int set, const BenchEnv& env) {
-  KJ_ASSIGN_OR_RETURN(runner::TensorSet tensors, runner::TensorSet::Allocate(spec, shape));
+  KJ_ASSIGN_OR_RETURN(runner::TensorSet tensors,
+                      runner::TensorSet::Allocate(
+                          spec, shape, runner::GuardPattern(runner::GuardCanary(job_seed))));
   KJ_RETURN_IF_ERROR(tensors.GenerateInputs(
       *env.utilities, runner::TrialSeed(job_seed, kBenchStream, static_cast<uint64_t>(set)),
       env.stream));
@@ -58,22 +61,23 @@ class PlanJob : public Job {
     const ProblemSpec& spec = problem_->setup.spec;
     const Bindings bindings = spec.BindingsFor(shape_);
     const runner::PlanLimits limits = LimitsOf(env_.gpu->props);
+    const runner::GuardPattern guards(runner::GuardCanary(job_seed));  // as the judge has them
     auto set = std::make_unique<Set>();
     KJ_ASSIGN_OR_RETURN(set->tensors, FreshInputs(spec, shape_, job_seed,
                                                   static_cast<int>(sets_.size()), env_));
-    KJ_ASSIGN_OR_RETURN(set->expected, runner::TensorSet::AllocateOutputs(spec, shape_));
+    KJ_ASSIGN_OR_RETURN(set->expected, runner::TensorSet::AllocateOutputs(spec, shape_, guards));
     {
       KJ_ASSIGN_OR_RETURN(
           runner::PlanExecutor ref,
           runner::PlanExecutor::Prepare(spec.reference_plan, *problem_->reference, bindings,
                                         set->tensors.PointersWithOutputsOf(set->expected),
-                                        limits));
+                                        limits, guards));
       KJ_RETURN_IF_ERROR(ref.Launch(env_.stream, /*sync_each=*/true));
     }
     KJ_ASSIGN_OR_RETURN(runner::PlanExecutor plan,
                         runner::PlanExecutor::Prepare(problem_->setup.candidate_plan,
                                                       *problem_->module, bindings,
-                                                      set->tensors.pointers(), limits));
+                                                      set->tensors.pointers(), limits, guards));
     set->plan.emplace(std::move(plan));
     const runner::PlanExecutor* p = &*set->plan;
     // What VerdictProtocol::TimeShape's RunFns do.

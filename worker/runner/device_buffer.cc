@@ -1,6 +1,9 @@
 #include "worker/runner/device_buffer.h"
 
 #include <algorithm>
+#include <limits>
+#include <vector>
+#include <string>
 #include <utility>
 
 #include "worker/runner/str_util.h"
@@ -8,10 +11,9 @@
 
 namespace kjudge::runner {
 
-absl::StatusOr<DeviceBuffer> DeviceBuffer::Allocate(size_t bytes, std::string_view what) {
+absl::StatusOr<DeviceBuffer> DeviceBuffer::AllocateRaw(size_t n, std::string_view what) {
   DeviceBuffer buffer;
-  const size_t n = std::max<size_t>(bytes, 1);
-  const cudaError_t err = cudaMalloc(&buffer.ptr_, n);
+  const cudaError_t err = cudaMalloc(&buffer.base_, n);
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     return MakeRunnerError(v1::REJECTED,
@@ -20,18 +22,56 @@ absl::StatusOr<DeviceBuffer> DeviceBuffer::Allocate(size_t bytes, std::string_vi
                            CudaErrorText(err));
   }
   KJ_RETURN_IF_ERROR(CudaStatus(err, Cat("cudaMalloc(", what, ", ", n, " bytes)")));
+  buffer.ptr_ = buffer.base_;
   buffer.bytes_ = n;
   return buffer;
 }
 
+absl::StatusOr<DeviceBuffer> DeviceBuffer::Allocate(size_t bytes, std::string_view what) {
+  return AllocateRaw(std::max<size_t>(bytes, 1), what);
+}
+
+absl::StatusOr<DeviceBuffer> DeviceBuffer::AllocateGuarded(size_t bytes, std::string_view what,
+                                                           const GuardPattern& pattern) {
+  if (bytes > std::numeric_limits<size_t>::max() - 2 * kGuardBytes) {
+    return MakeRunnerError(v1::REJECTED, Cat(what, ": ", bytes, " bytes cannot be allocated"));
+  }
+  KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer, AllocateRaw(bytes + 2 * kGuardBytes, what));
+  auto* base = static_cast<std::byte*>(buffer.base_);
+  buffer.ptr_ = base + kGuardBytes;
+  buffer.bytes_ = bytes;
+  buffer.guard_ = kGuardBytes;
+  for (std::byte* at : {base, base + kGuardBytes + bytes}) {
+    const std::vector<std::byte> guard =
+        pattern.Bytes(reinterpret_cast<uintptr_t>(at), kGuardBytes);
+    KJ_RETURN_IF_ERROR(
+        CudaStatus(cudaMemcpy(at, guard.data(), guard.size(), cudaMemcpyHostToDevice),
+                   Cat("filling the guards of ", what)));
+  }
+  // A copy from pageable memory may return before its DMA lands, and the runner's streams do
+  // not wait for the legacy stream: wait here, before any kernel can see the buffer.
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(cudaStreamLegacy),
+                                Cat("filling the guards of ", what)));
+  return buffer;
+}
+
+GuardedBuffer DeviceBuffer::Guarded(std::string label) const {
+  return GuardedBuffer{std::move(label), static_cast<const std::byte*>(ptr_), bytes_, guard_};
+}
+
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : base_(std::exchange(other.base_, nullptr)),
+      ptr_(std::exchange(other.ptr_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      guard_(std::exchange(other.guard_, 0)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
     Free();
+    base_ = std::exchange(other.base_, nullptr);
     ptr_ = std::exchange(other.ptr_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
+    guard_ = std::exchange(other.guard_, 0);
   }
   return *this;
 }
@@ -39,14 +79,17 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 DeviceBuffer::~DeviceBuffer() { Free(); }
 
 void DeviceBuffer::Free() {
-  if (ptr_ != nullptr) cudaFree(ptr_);
+  if (base_ != nullptr) cudaFree(base_);
+  base_ = nullptr;
   ptr_ = nullptr;
   bytes_ = 0;
+  guard_ = 0;
 }
 
 absl::Status DeviceBuffer::Scrub(cudaStream_t stream) {
-  if (ptr_ == nullptr) return absl::OkStatus();
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(ptr_, 0, bytes_, stream), "scrub memset"));
+  if (base_ == nullptr) return absl::OkStatus();
+  KJ_RETURN_IF_ERROR(
+      CudaStatus(cudaMemsetAsync(base_, 0, bytes_ + 2 * guard_, stream), "scrub memset"));
   return CudaStatus(cudaStreamSynchronize(stream), "scrub synchronize");
 }
 

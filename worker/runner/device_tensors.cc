@@ -22,7 +22,7 @@ absl::StatusOr<size_t> TensorSet::BytesNeeded(const ProblemSpec& spec, const Sha
   size_t total = 0;
   for (const TensorSpec& t : spec.tensors) {
     KJ_ASSIGN_OR_RETURN(int64_t count, Count(spec, t, shape));
-    total += static_cast<size_t>(count) * DTypeSize(t.dtype);
+    total += static_cast<size_t>(count) * DTypeSize(t.dtype) + 2 * kGuardBytes;
   }
   return total;
 }
@@ -32,22 +32,24 @@ absl::StatusOr<size_t> TensorSet::OutputBytes(const ProblemSpec& spec, const Sha
   for (const TensorSpec& t : spec.tensors) {
     if (t.role != TensorRole::kOut) continue;
     KJ_ASSIGN_OR_RETURN(int64_t count, Count(spec, t, shape));
-    total += static_cast<size_t>(count) * DTypeSize(t.dtype);
+    total += static_cast<size_t>(count) * DTypeSize(t.dtype) + 2 * kGuardBytes;
   }
   return total;
 }
 
-absl::StatusOr<TensorSet> TensorSet::Allocate(const ProblemSpec& spec, const Shape& shape) {
-  return AllocateRoles(spec, shape, false);
+absl::StatusOr<TensorSet> TensorSet::Allocate(const ProblemSpec& spec, const Shape& shape,
+                                              const GuardPattern& guards) {
+  return AllocateRoles(spec, shape, false, guards);
 }
 
-absl::StatusOr<TensorSet> TensorSet::AllocateOutputs(const ProblemSpec& spec,
-                                                     const Shape& shape) {
-  return AllocateRoles(spec, shape, true);
+absl::StatusOr<TensorSet> TensorSet::AllocateOutputs(const ProblemSpec& spec, const Shape& shape,
+                                                     const GuardPattern& guards) {
+  return AllocateRoles(spec, shape, true, guards);
 }
 
 absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, const Shape& shape,
-                                                   bool outputs_only) {
+                                                   bool outputs_only,
+                                                   const GuardPattern& guards) {
   TensorSet set;
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorSpec& t = spec.tensors[i];
@@ -56,9 +58,9 @@ absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, cons
     e.spec = &t;
     e.index = static_cast<uint32_t>(i);
     KJ_ASSIGN_OR_RETURN(e.count, Count(spec, t, shape));
-    KJ_ASSIGN_OR_RETURN(e.buffer, DeviceBuffer::Allocate(static_cast<size_t>(e.count) *
-                                                             DTypeSize(t.dtype),
-                                                         Cat("tensor ", t.name)));
+    KJ_ASSIGN_OR_RETURN(e.buffer, DeviceBuffer::AllocateGuarded(static_cast<size_t>(e.count) *
+                                                                    DTypeSize(t.dtype),
+                                                                Cat("tensor ", t.name), guards));
     set.pointers_[t.name] = e.buffer.get();
     set.entries_.push_back(std::move(e));
   }
@@ -113,6 +115,16 @@ absl::StatusOr<std::vector<uint64_t>> TensorSet::InputChecksums(DeviceUtilities&
     sums.push_back(sum);
   }
   return sums;
+}
+
+std::vector<GuardedBuffer> TensorSet::Guards() const {
+  std::vector<GuardedBuffer> guards;
+  for (const Entry& e : entries_) {
+    guards.push_back(e.buffer.Guarded(Cat(e.spec->role == TensorRole::kIn ? "input '" : "output '",
+                                          e.spec->name, "' (", e.count, " x ",
+                                          DTypeName(e.spec->dtype), ")")));
+  }
+  return guards;
 }
 
 std::vector<std::string> TensorSet::InputNames() const {

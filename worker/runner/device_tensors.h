@@ -6,6 +6,9 @@
 // s always holds the same values, so a reference and a candidate see identical inputs in
 // different allocations. Outputs are poisoned (host_values.h pattern). CopyOut() returns the
 // raw bytes; Scrub() zeroes every buffer and waits. Buffers are freed on destruction.
+// Every buffer (inputs and outputs, AllocateOutputs' too) has guard bands of the job's pattern
+// right before its first and right after its last byte (guard_bands.h); Guards() lists them
+// for DeviceUtilities::CheckGuards. BytesNeeded() / OutputBytes() include the guards.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,6 +22,7 @@
 #include "common/problem_spec.h"
 #include "worker/runner/device_buffer.h"
 #include "worker/runner/device_utilities.h"
+#include "worker/runner/guard_bands.h"
 
 namespace kjudge::runner {
 
@@ -32,10 +36,12 @@ struct HostTensor {
 class TensorSet {
  public:
   static absl::StatusOr<size_t> BytesNeeded(const ProblemSpec& spec, const Shape& shape);
-  static absl::StatusOr<TensorSet> Allocate(const ProblemSpec& spec, const Shape& shape);
+  static absl::StatusOr<TensorSet> Allocate(const ProblemSpec& spec, const Shape& shape,
+                                            const GuardPattern& guards);
   // Only the outputs (a second set of output buffers, e.g. for a reference run on a bench
   // shape); OutputBytes() is what that allocates.
-  static absl::StatusOr<TensorSet> AllocateOutputs(const ProblemSpec& spec, const Shape& shape);
+  static absl::StatusOr<TensorSet> AllocateOutputs(const ProblemSpec& spec, const Shape& shape,
+                                                   const GuardPattern& guards);
   static absl::StatusOr<size_t> OutputBytes(const ProblemSpec& spec, const Shape& shape);
 
   absl::Status GenerateInputs(DeviceUtilities& utils, uint64_t seed, cudaStream_t stream);
@@ -56,6 +62,8 @@ class TensorSet {
   };
   std::vector<OutputView> Outputs() const;
   std::vector<std::string> InputNames() const;
+  // Every buffer, labelled "output 'Y' (4096 x f32)", for a guard check.
+  std::vector<GuardedBuffer> Guards() const;
 
  private:
   struct Entry {
@@ -65,7 +73,7 @@ class TensorSet {
     DeviceBuffer buffer;
   };
   static absl::StatusOr<TensorSet> AllocateRoles(const ProblemSpec& spec, const Shape& shape,
-                                                 bool outputs_only);
+                                                 bool outputs_only, const GuardPattern& guards);
   std::vector<Entry> entries_;
   std::map<std::string, void*> pointers_;
 };

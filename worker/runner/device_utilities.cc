@@ -112,6 +112,36 @@ extern "C" __global__ void kj_checksum(const unsigned char* p, unsigned long lon
   for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
   if ((threadIdx.x & 31u) == 0u) atomicAdd(out, acc);
 }
+
+// Guard bands (guard_bands.h): one block per region, regions[2r] = address, regions[2r + 1] =
+// length; the byte at address a must be byte (a % 8) of kj_mix(canary + a / 8).
+// out[3r .. 3r + 2]: modified bytes, first and last modified offset from the region's start
+// (the host reads those only when count > 0).
+extern "C" __global__ void kj_guard_check(const unsigned long long* regions,
+                                          unsigned long long canary, unsigned long long* out) {
+  const unsigned long long base = regions[2ull * blockIdx.x];
+  const unsigned long long len = regions[2ull * blockIdx.x + 1ull];
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(base);
+  unsigned long long count = 0, first = ~0ull, last = 0;
+  for (unsigned long long j = threadIdx.x; j < len; j += blockDim.x) {
+    const unsigned long long a = base + j;
+    const unsigned long long word = kj_mix(canary + (a >> 3));
+    if (p[j] != (unsigned char)(word >> (8ull * (a & 7ull)))) {
+      ++count; first = min(first, j); last = max(last, j);
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    count += __shfl_down_sync(0xffffffffu, count, o);
+    first = min(first, __shfl_down_sync(0xffffffffu, first, o));
+    last = max(last, __shfl_down_sync(0xffffffffu, last, o));
+  }
+  if ((threadIdx.x & 31u) == 0u && count > 0ull) {
+    unsigned long long* r = out + 3ull * blockIdx.x;
+    atomicAdd(&r[0], count);
+    atomicMin(&r[1], first);
+    atomicMax(&r[2], last);
+  }
+}
 template <typename T> __device__ __forceinline__ double kj_to_double(T v) { return (double)v; }
 template <> __device__ __forceinline__ double kj_to_double<__half>(__half v) { return (double)__half2float(v); }
 template <> __device__ __forceinline__ double kj_to_double<__nv_bfloat16>(__nv_bfloat16 v) {
@@ -200,7 +230,7 @@ unsigned int BlocksFor(int64_t work, unsigned int threads) {
 std::string_view DeviceUtilities::Source() { return kUtilitySource; }
 
 std::vector<std::string> DeviceUtilities::KernelNames() {
-  std::vector<std::string> names = {"kj_checksum"};
+  std::vector<std::string> names = {"kj_checksum", "kj_guard_check"};
   for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64,
                   DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
     names.push_back(FillKernelName(d));
@@ -267,6 +297,49 @@ absl::StatusOr<uint64_t> DeviceUtilities::Checksum(const void* ptr, size_t bytes
                                 "checksum copy"));
   KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "checksum synchronize"));
   return sum;
+}
+
+absl::StatusOr<std::vector<GuardDamage>> DeviceUtilities::CheckGuards(
+    const std::vector<GuardRegion>& regions, uint64_t canary, cudaStream_t stream) {
+  std::vector<GuardDamage> damage(regions.size());
+  if (regions.empty()) return damage;
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel("kj_guard_check"));
+  // One upload: (address, length) per region, then the result triples (count, first, last).
+  const size_t r = regions.size();
+  std::vector<uint64_t> table(5 * r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    table[2 * i] = reinterpret_cast<uintptr_t>(regions[i].ptr);
+    table[2 * i + 1] = regions[i].bytes;
+    table[2 * r + 3 * i + 1] = ~uint64_t{0};
+  }
+  const size_t table_bytes = table.size() * sizeof(uint64_t);
+  if (guard_table_.size() < table_bytes) {
+    KJ_ASSIGN_OR_RETURN(guard_table_, DeviceBuffer::Allocate(table_bytes, "guard check table"));
+  }
+  auto* base = static_cast<unsigned char*>(guard_table_.get());
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(base, table.data(), table_bytes, cudaMemcpyHostToDevice, stream),
+      "guard check upload"));
+  const void* regions_ptr = base;
+  unsigned long long c = canary;
+  void* out_ptr = base + 2 * r * sizeof(uint64_t);
+  void* args[] = {&regions_ptr, &c, &out_ptr};
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
+                                                 dim3(static_cast<unsigned int>(r)), dim3(256),
+                                                 args, 0, stream),
+                                "guard check launch"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(table.data() + 2 * r, out_ptr,
+                                                3 * r * sizeof(uint64_t),
+                                                cudaMemcpyDeviceToHost, stream),
+                                "guard check copy"));
+  KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "guard check"));
+  for (size_t i = 0; i < r; ++i) {
+    const uint64_t* res = &table[2 * r + 3 * i];
+    if (res[0] == 0) continue;
+    damage[i] = {static_cast<int64_t>(res[0]), static_cast<int64_t>(res[1]),
+                 static_cast<int64_t>(res[2])};
+  }
+  return damage;
 }
 
 absl::StatusOr<DeviceComparison> DeviceUtilities::Compare(const void* out, const void* ref,

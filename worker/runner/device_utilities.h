@@ -18,6 +18,10 @@
 // Checksum(): order-independent 64-bit digest: sum over 8-byte words w_j (the last one
 // zero-padded) of splitmix64(w_j ^ splitmix64(j)), so any changed byte changes it with
 // overwhelming probability. Waits for the stream.
+// CheckGuards(): verifies guard regions (guard_bands.h) against the job's canary in one launch
+// (one block per region; one upload of the (address, length) table, one small download of the
+// results): per region, the bytes that differ from the pattern and the first and last of them.
+// Waits for the stream.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -31,6 +35,7 @@
 #include "worker/runner/cubin_cache.h"
 #include "worker/runner/cuda_module.h"
 #include "worker/runner/device_buffer.h"
+#include "worker/runner/guard_bands.h"
 
 namespace kjudge::runner {
 
@@ -58,12 +63,15 @@ class DeviceUtilities {
                                            int64_t count, double atol, double rtol,
                                            cudaStream_t stream);
   absl::StatusOr<uint64_t> Checksum(const void* ptr, size_t bytes, cudaStream_t stream);
+  absl::StatusOr<std::vector<GuardDamage>> CheckGuards(const std::vector<GuardRegion>& regions,
+                                                        uint64_t canary, cudaStream_t stream);
 
  private:
   DeviceUtilities(CudaModule module, DeviceBuffer slot)
       : module_(std::move(module)), slot_(std::move(slot)) {}
   CudaModule module_;
   DeviceBuffer slot_;  // reduction results (checksum, comparison)
+  DeviceBuffer guard_table_;  // CheckGuards' regions and results; grows on demand
 };
 
 }  // namespace kjudge::runner

@@ -142,7 +142,7 @@ absl::StatusOr<size_t> ScratchBytes(const LaunchPlan& plan, const Bindings& bind
     const std::string where = Cat("line ", s.pos.line, ": scratch ", s.name);
     KJ_ASSIGN_OR_RETURN(int64_t count, EvalInt(s.count, bindings, where, "element count"));
     if (count < 0) return LaunchError(where, Cat("negative element count ", count));
-    total += static_cast<size_t>(count) * DTypeSize(s.dtype);
+    total += static_cast<size_t>(count) * DTypeSize(s.dtype) + 2 * kGuardBytes;
   }
   return total;
 }
@@ -188,20 +188,23 @@ absl::StatusOr<PlanExecutor::PreparedLaunch> PlanExecutor::PrepareLaunch(
 absl::StatusOr<PlanExecutor> PlanExecutor::Prepare(const LaunchPlan& plan, CudaModule& module,
                                                    const Bindings& bindings,
                                                    const std::map<std::string, void*>& tensors,
-                                                   const PlanLimits& limits) {
+                                                   const PlanLimits& limits,
+                                                   const GuardPattern& guards) {
   PlanExecutor executor;
   std::map<std::string, void*> pointers = tensors;
   for (const ScratchDecl& s : plan.scratch) {
     const std::string where = Cat("line ", s.pos.line, ": scratch ", s.name);
     KJ_ASSIGN_OR_RETURN(int64_t count, EvalInt(s.count, bindings, where, "element count"));
     if (count < 0) return LaunchError(where, Cat("negative element count ", count));
-    KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer,
-                        DeviceBuffer::Allocate(static_cast<size_t>(count) * DTypeSize(s.dtype),
-                                               Cat("scratch ", s.name)));
+    KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::AllocateGuarded(
+                                                 static_cast<size_t>(count) * DTypeSize(s.dtype),
+                                                 Cat("scratch ", s.name), guards));
     KJ_RETURN_IF_ERROR(
         CudaStatus(cudaMemset(buffer.get(), 0xFF, buffer.size()), "scratch initialisation"));
     pointers[s.name] = buffer.get();
     executor.scratch_.push_back(std::move(buffer));
+    executor.scratch_labels_.push_back(
+        Cat("scratch '", s.name, "' (", count, " x ", DTypeName(s.dtype), ")"));
   }
   for (const kjudge::Launch& launch : plan.launches) {
     KJ_ASSIGN_OR_RETURN(PreparedLaunch prepared,
@@ -230,6 +233,14 @@ absl::Status PlanExecutor::Launch(cudaStream_t stream, bool sync_each) const {
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<GuardedBuffer> PlanExecutor::ScratchGuards() const {
+  std::vector<GuardedBuffer> guards;
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    guards.push_back(scratch_[i].Guarded(scratch_labels_[i]));
+  }
+  return guards;
 }
 
 absl::Status PlanExecutor::ScrubScratch(cudaStream_t stream) {

@@ -4,7 +4,9 @@
 // the kernel (by name expression, from the module), grid/block/shared memory (evaluated and
 // checked against the device and the kernel's attributes; dynamic shared memory above 48 KB
 // raises cudaFuncAttributeMaxDynamicSharedMemorySize), the scratch buffers (allocated here,
-// count * dtype size each, filled with 0xFF bytes: plans must not rely on zeroed scratch),
+// count * dtype size each, filled with 0xFF bytes: plans must not rely on zeroed scratch;
+// with guard bands of the job's pattern before and after each, guard_bands.h, listed by
+// ScratchGuards() for DeviceUtilities::CheckGuards; ScratchBytes() includes them),
 // and the argument blob, laid out from cudaFuncGetParamInfo:
 //   * a bare name of a tensor or scratch buffer passes its device pointer (parameter size 8);
 //   * any other expression is a scalar: an integer value is written as int32 into a 4-byte
@@ -28,6 +30,7 @@
 #include "common/launch_plan.h"
 #include "worker/runner/cuda_module.h"
 #include "worker/runner/device_buffer.h"
+#include "worker/runner/guard_bands.h"
 
 namespace kjudge::runner {
 
@@ -37,7 +40,8 @@ struct PlanLimits {
   size_t max_shared_optin = 48 * 1024;  // cudaDeviceProp::sharedMemPerBlockOptin
 };
 
-// Sizes a plan's scratch buffers need at these bindings (for the memory check).
+// Sizes a plan's scratch buffers need at these bindings, guards included (for the memory
+// check).
 absl::StatusOr<size_t> ScratchBytes(const LaunchPlan& plan, const Bindings& bindings);
 
 class PlanExecutor {
@@ -45,12 +49,15 @@ class PlanExecutor {
   static absl::StatusOr<PlanExecutor> Prepare(const LaunchPlan& plan, CudaModule& module,
                                               const Bindings& bindings,
                                               const std::map<std::string, void*>& tensors,
-                                              const PlanLimits& limits);
+                                              const PlanLimits& limits,
+                                              const GuardPattern& guards);
 
   absl::Status Launch(cudaStream_t stream, bool sync_each) const;
   // Zeroes the scratch buffers and waits (before a reference's memory is released).
   absl::Status ScrubScratch(cudaStream_t stream);
   size_t launch_count() const { return launches_.size(); }
+  // The scratch buffers, labelled "scratch 'partial' (1024 x f32)", for a guard check.
+  std::vector<GuardedBuffer> ScratchGuards() const;
 
  private:
   struct PreparedLaunch {
@@ -66,6 +73,7 @@ class PlanExecutor {
       const std::map<std::string, void*>& pointers, const PlanLimits& limits);
 
   std::vector<DeviceBuffer> scratch_;
+  std::vector<std::string> scratch_labels_;  // one per scratch_ buffer
   std::vector<PreparedLaunch> launches_;
 };
 

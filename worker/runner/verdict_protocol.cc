@@ -40,6 +40,13 @@ uint64_t FreshSeed() {
   return (uint64_t{rd()} << 32U) ^ rd();
 }
 
+// Every buffer the candidate's plan can reach: its tensors and its scratch.
+std::vector<GuardedBuffer> CandidateBuffers(const TensorSet& tensors, const PlanExecutor& plan) {
+  std::vector<GuardedBuffer> buffers = tensors.Guards();
+  for (GuardedBuffer& b : plan.ScratchGuards()) buffers.push_back(std::move(b));
+  return buffers;
+}
+
 std::vector<std::vector<double>> Decode(const std::vector<HostTensor>& tensors) {
   std::vector<std::vector<double>> out;
   out.reserve(tensors.size());
@@ -63,7 +70,7 @@ v1::Timing TimingToProto(const TimingResult& t, double floor_us) {
 }  // namespace
 
 VerdictProtocol::VerdictProtocol(RunnerEnv env, v1::RunSpec run, ProgressFn progress)
-    : env_(env), run_(std::move(run)), progress_(std::move(progress)) {}
+    : env_(std::move(env)), run_(std::move(run)), progress_(std::move(progress)) {}
 
 bool VerdictProtocol::FullJob() const {
   return !run_.compile_only() && env_.gpu != nullptr && env_.gpu->has_gpu;
@@ -72,6 +79,7 @@ bool VerdictProtocol::FullJob() const {
 v1::RunnerResult VerdictProtocol::Run() {
   const auto start = std::chrono::steady_clock::now();
   seed_ = run_.seed() != 0 ? run_.seed() : FreshSeed();
+  guards_ = GuardPattern(GuardCanary(seed_));
   v1::JobResult* result = out_.mutable_result();
   result->set_seed(seed_);
   if (env_.gpu != nullptr) result->set_gpu(env_.gpu->info.name());
@@ -174,13 +182,13 @@ absl::Status VerdictProtocol::RunReferences() {
 absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceShape(size_t i) {
   const Shape& shape = setup_.spec.test_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
-  KJ_ASSIGN_OR_RETURN(TensorSet tensors, TensorSet::Allocate(setup_.spec, shape));
+  KJ_ASSIGN_OR_RETURN(TensorSet tensors, TensorSet::Allocate(setup_.spec, shape, guards_));
   KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kTestStream, i),
                                             env_.stream));
   KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
   KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
                       PlanExecutor::Prepare(setup_.spec.reference_plan, *reference_module_,
-                                            bindings, tensors.pointers(), Limits()));
+                                            bindings, tensors.pointers(), Limits(), guards_));
   KJ_RETURN_IF_ERROR(plan.Launch(env_.stream, /*sync_each=*/true));
   KJ_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, tensors.CopyOutputs(env_.stream));
   KJ_RETURN_IF_ERROR(plan.ScrubScratch(env_.stream));
@@ -230,7 +238,7 @@ absl::Status VerdictProtocol::CheckCandidate() {
 absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   const Shape& shape = setup_.spec.test_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
-  KJ_ASSIGN_OR_RETURN(TensorSet tensors, TensorSet::Allocate(setup_.spec, shape));
+  KJ_ASSIGN_OR_RETURN(TensorSet tensors, TensorSet::Allocate(setup_.spec, shape, guards_));
   KJ_RETURN_IF_ERROR(AsInternal(
       tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kTestStream, i), env_.stream),
       "input generation"));
@@ -239,9 +247,10 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
   KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
                       PlanExecutor::Prepare(setup_.candidate_plan, *candidate_module_, bindings,
-                                            tensors.pointers(), Limits()));
+                                            tensors.pointers(), Limits(), guards_));
   KJ_RETURN_IF_ERROR(plan.Launch(env_.stream, /*sync_each=*/true));
   KJ_RETURN_IF_ERROR(SyncStatus(cudaDeviceSynchronize(), "device-wide check"));
+  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(tensors, plan), "after the candidate's run"));
   KJ_ASSIGN_OR_RETURN(std::vector<uint64_t> after,
                       tensors.InputChecksums(*env_.utilities, env_.stream));
   KJ_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, tensors.CopyOutputs(env_.stream));
@@ -271,6 +280,19 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   }
   *out_.mutable_result()->add_tests() = std::move(outcome);
   return absl::OkStatus();
+}
+
+// A modified guard is an out-of-bounds write by the candidate: RUNTIME_ERROR without a CUDA
+// error and not sticky (the write hit our guard, not someone else's memory; the context is
+// fine). The caller's context names the shape.
+absl::Status VerdictProtocol::CheckGuards(const std::vector<GuardedBuffer>& buffers,
+                                          const std::string& when) {
+  KJ_ASSIGN_OR_RETURN(std::vector<GuardDamage> damage,
+                      env_.utilities->CheckGuards(GuardRegionsOf(buffers), guards_.canary(),
+                                                  env_.stream));
+  const std::string found = DescribeGuardDamage(buffers, damage);
+  if (found.empty()) return absl::OkStatus();
+  return MakeRunnerError(v1::RUNTIME_ERROR, Cat(found, ", ", when));
 }
 
 absl::Status VerdictProtocol::TimeBenchShapes() {
@@ -339,8 +361,8 @@ absl::StatusOr<int> VerdictProtocol::InputSetsThatFit(const Shape& shape) const 
 absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i, int k) {
   const Shape& shape = setup_.spec.bench_shapes[i];
   BenchSet set;
-  KJ_ASSIGN_OR_RETURN(set.tensors, TensorSet::Allocate(setup_.spec, shape));
-  KJ_ASSIGN_OR_RETURN(set.expected, TensorSet::AllocateOutputs(setup_.spec, shape));
+  KJ_ASSIGN_OR_RETURN(set.tensors, TensorSet::Allocate(setup_.spec, shape, guards_));
+  KJ_ASSIGN_OR_RETURN(set.expected, TensorSet::AllocateOutputs(setup_.spec, shape, guards_));
   KJ_RETURN_IF_ERROR(AsInternal(
       set.tensors.GenerateInputs(*env_.utilities,
                                  TrialSeed(seed_, kBenchStream, i * kMaxInputSets + k),
@@ -352,7 +374,7 @@ absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i
   KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
                       PlanExecutor::Prepare(setup_.candidate_plan, *candidate_module_,
                                             setup_.spec.BindingsFor(shape),
-                                            set.tensors.pointers(), Limits()));
+                                            set.tensors.pointers(), Limits(), guards_));
   set.plan.emplace(std::move(plan));
   return set;
 }
@@ -389,6 +411,12 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
                "stop: {}",
                shape.Label(), timing.summary.count, timing.throttled, timing.checked,
                timing.input_sets, timing.summary.median, StopReasonName(timing.reason));
+  // Before the verdict of an aborted timing: an out-of-bounds write is the graver finding.
+  for (size_t k = 0; k < sets.size(); ++k) {
+    KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(sets[k].tensors, *sets[k].plan),
+                                   Cat("during the timed runs (input set ", k + 1, " of ",
+                                       sets.size(), ")")));
+  }
   if (timing.aborted) return FailTiming(shape, *std::move(failure));
   for (size_t k = 0; k < sets.size(); ++k) {
     KJ_ASSIGN_OR_RETURN(std::vector<uint64_t> after,
@@ -473,6 +501,8 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
   KJ_RETURN_IF_ERROR(AsInternal(RunReferenceInto(shape, set.tensors, set.expected),
                                 "reference on the bench shape"));
   KJ_RETURN_IF_ERROR(set.plan->Launch(env_.stream, /*sync_each=*/true));
+  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(set.tensors, *set.plan),
+                                 "in the re-check after timing (previous outputs left in place)"));
   KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> stale,
                       CompareOnDevice(shape, set.tensors, set.expected,
                                       "after timing, on new inputs at the same addresses with "
@@ -481,6 +511,8 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
   // The same inputs again with poisoned outputs: every element must be written on every run.
   KJ_RETURN_IF_ERROR(set.tensors.PoisonOutputs(*env_.utilities, env_.stream));
   KJ_RETURN_IF_ERROR(set.plan->Launch(env_.stream, /*sync_each=*/true));
+  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(set.tensors, *set.plan),
+                                 "in the re-check after timing (poisoned outputs)"));
   KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> poisoned,
                       CompareOnDevice(shape, set.tensors, set.expected,
                                       "after timing, on new inputs with poisoned outputs"));
@@ -494,7 +526,8 @@ absl::Status VerdictProtocol::RunReferenceInto(const Shape& shape, const TensorS
   KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
                       PlanExecutor::Prepare(setup_.spec.reference_plan, *reference_module_,
                                             setup_.spec.BindingsFor(shape),
-                                            inputs.PointersWithOutputsOf(outputs), Limits()));
+                                            inputs.PointersWithOutputsOf(outputs), Limits(),
+                                            guards_));
   return plan.Launch(env_.stream, /*sync_each=*/true);
 }
 
@@ -567,7 +600,8 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
       KJ_RETURN_IF_ERROR(EnsureReferenceModule());
       KJ_ASSIGN_OR_RETURN(PlanExecutor executor,
                           PlanExecutor::Prepare(setup_.spec.reference_plan, *reference_module_,
-                                                bindings, tensors.pointers(), Limits()));
+                                                bindings, tensors.pointers(), Limits(),
+                                                guards_));
       const RunFn run = [&executor](cudaStream_t s) { return executor.Launch(s, false); };
       return TimeRuns(run, env_.stream, *env_.flusher, env_.timing);
     });
@@ -611,7 +645,7 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
 // A library baseline's outputs after its timed runs, against a reference run on the same
 // inputs: an error drops the baseline (MeasureBaselines logs it and goes on).
 absl::Status VerdictProtocol::CheckBaselineOutputs(const Shape& shape, const TensorSet& tensors) {
-  absl::StatusOr<TensorSet> expected = TensorSet::AllocateOutputs(setup_.spec, shape);
+  absl::StatusOr<TensorSet> expected = TensorSet::AllocateOutputs(setup_.spec, shape, guards_);
   if (!expected.ok() && DescribeError(expected.status()).verdict == v1::REJECTED) {
     spdlog::warn("{}: no memory to check a library baseline's outputs", shape.Label());
     return absl::OkStatus();

@@ -8,8 +8,9 @@
 //      and scratch) zeroed and freed and the reference module unloaded;
 //   3. candidate on every test shape: the same inputs regenerated into fresh allocations,
 //      inputs checksummed, outputs poisoned, plan launched (synchronising after each launch so
-//      a fault names its launch), inputs checksummed again (INPUT_MODIFIED), outputs compared
-//      (common/output_comparison.h: UNWRITTEN_OUTPUT, WRONG_ANSWER);
+//      a fault names its launch), guard bands of every tensor and scratch buffer checked
+//      (an out-of-bounds write: RUNTIME_ERROR), inputs checksummed again (INPUT_MODIFIED),
+//      outputs compared (common/output_comparison.h: UNWRITTEN_OUTPUT, WRONG_ANSWER);
 //   4. when all pass, per bench shape: as many input sets as fit (up to 4; REJECTED when not
 //      even one fits in 90% of the free memory: tensors + scratch + a reference copy of the
 //      outputs), each with different data at different addresses and the reference's outputs
@@ -17,22 +18,26 @@
 //      rotating among the sets, outputs poisoned before and compared on the device after EVERY
 //      timed sample (unwritten: SUSPICIOUS, wrong: WRONG_ANSWER: a kernel that skips work
 //      every k-th launch, after some time, or replays another set's result is caught in the
-//      act); input checksums of every set after timing (INPUT_MODIFIED); SUSPICIOUS when the
-//      median is under 90% of the physical floor (ceilings.h) or the device was still busy
-//      after the stop event in most samples; then re-checked on set 1: new inputs at the same
-//      addresses with the previous outputs left in place (a kernel caching by pointer or
-//      replaying what the output holds returns stale values: WRONG_ANSWER), then the same with
-//      poisoned outputs; then the baselines missing from RunSpec.cached_baselines
-//      ("reference" and each known library baseline) measured on set 1 and returned in
-//      new_baselines; speedup = baseline median / candidate median for every (shape,
-//      baseline), flagged ("speedup_over_10x: ...") when over 10x a library baseline; every
-//      timing carries SOL% and the floor; throttled samples (NVML) are discarded and flagged;
-//      verdict CORRECT.
+//      act); guard bands of every set's tensors and scratch after timing (RUNTIME_ERROR, before a
+//      failed sample's verdict); input checksums of every set (INPUT_MODIFIED); SUSPICIOUS when the
+//      median is under 90% of the physical floor (ceilings.h) or the device was still busy after
+//      the stop event in most samples; then re-checked on set 1: new inputs at the same addresses
+//      with the previous outputs left in place (a kernel caching by pointer or replaying what the
+//      output holds returns stale values: WRONG_ANSWER), then the same with poisoned outputs (guard
+//      bands checked after each of the two runs); then the baselines missing from
+//      RunSpec.cached_baselines ("reference" and each known library baseline) measured on set 1 and
+//      returned in new_baselines; speedup = baseline median / candidate median for every (shape,
+//      baseline), flagged ("speedup_over_10x: ...") when over 10x a library baseline; every timing
+//      carries SOL% and the floor; throttled samples (NVML) are discarded and flagged; verdict
+//      CORRECT.
 // Compile-only job (or no GPU): set up + compile the candidate only → COMPILED.
 // Errors never escape: Run() always returns a result. A sticky CUDA error ends the job with
 // RUNTIME_ERROR (the message names the plan launch and shape) and sticky() turns true: the
-// caller must write the result and exit(3). A progress line is sent before every step that can
-// take long (each compile, each test shape, each timing shape, each baseline).
+// caller must write the result and exit(3). An out-of-bounds write caught by a guard band
+// (guard_bands.h: every tensor and scratch buffer has one before and after, filled with a
+// per-job canary) is RUNTIME_ERROR without a cudaError and not sticky; the message names the
+// buffer, the side, the bytes modified and the shape. A progress line is sent before every
+// step that can take long (each compile, each test shape, each timing shape, each baseline).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -52,6 +57,7 @@
 #include "worker/runner/device_tensors.h"
 #include "worker/runner/device_utilities.h"
 #include "worker/runner/gpu_context.h"
+#include "worker/runner/guard_bands.h"
 #include "worker/runner/job_setup.h"
 #include "worker/runner/plan_executor.h"
 #include "worker/runner/timing.h"
@@ -87,6 +93,8 @@ class VerdictProtocol {
   absl::Status LoadCandidate();
   absl::Status CheckCandidate();
   absl::Status CheckShape(size_t i, v1::Verdict* verdict);
+  // RUNTIME_ERROR naming the buffer, side and bytes when a guard of `buffers` was modified.
+  absl::Status CheckGuards(const std::vector<GuardedBuffer>& buffers, const std::string& when);
   absl::Status TimeBenchShapes();
   // One bench shape's input sets: inputs (generated on the GPU), the reference's outputs for
   // them in separate buffers, input checksums, and the candidate plan bound to them.
@@ -124,6 +132,7 @@ class VerdictProtocol {
   v1::RunSpec run_;
   ProgressFn progress_;
   uint64_t seed_ = 0;
+  GuardPattern guards_{0};  // the job's guard bands (canary from seed_), set in Run()
   bool sticky_ = false;
   JobSetup setup_;
   CompileOutcome candidate_;

@@ -349,5 +349,146 @@ TEST(GpuRunnerProcess, StickyErrorWritesResultAndExits3) {
   EXPECT_THAT(results[0].message(), HasSubstr("M=1,N=1"));
 }
 
+// Guard bands (guard_bands.h): small out-of-bounds writes land in a guard and are reported.
+
+TEST(GpuGuards, CheckFindsModifiedGuardBytesAndNothingElse) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  cudaStream_t s = env.stream->get();
+  const GuardPattern pattern(GuardCanary(99));
+  constexpr size_t kBytes = 1001;  // odd: the after-guard starts unaligned, at byte n
+  DeviceBuffer a = *DeviceBuffer::AllocateGuarded(kBytes, "a", pattern);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.get()) % 256, 0U);
+  EXPECT_EQ(a.size(), kBytes);
+  const std::vector<GuardRegion> regions = GuardRegionsOf({a.Guarded("a")});
+  ASSERT_EQ(regions.size(), 2U);
+  // Whatever the data holds, fresh guards are intact.
+  ASSERT_EQ(cudaMemset(a.get(), 0x5A, kBytes), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<GuardDamage> d = *env.utilities->CheckGuards(regions, pattern.canary(), s);
+  ASSERT_EQ(d.size(), 2U);
+  EXPECT_EQ(d[0].modified, 0);
+  EXPECT_EQ(d[1].modified, 0);
+  // The byte right before the start and the byte right after the end, to values the pattern
+  // does not hold there.
+  auto* data = static_cast<unsigned char*>(a.get());
+  const auto flipped = [&pattern](const unsigned char* at) {
+    const std::byte want = pattern.Bytes(reinterpret_cast<uintptr_t>(at), 1)[0];
+    return static_cast<unsigned char>(static_cast<unsigned char>(want) ^ 0xFFU);
+  };
+  const unsigned char before = flipped(data - 1);
+  const unsigned char after = flipped(data + kBytes);
+  ASSERT_EQ(cudaMemcpy(data - 1, &before, 1, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(data + kBytes, &after, 1, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  d = *env.utilities->CheckGuards(regions, pattern.canary(), s);
+  EXPECT_EQ(d[0].modified, 1);
+  EXPECT_EQ(d[0].first, static_cast<int64_t>(kGuardBytes) - 1);
+  EXPECT_EQ(d[0].last, static_cast<int64_t>(kGuardBytes) - 1);
+  EXPECT_EQ(d[1].modified, 1);
+  EXPECT_EQ(d[1].first, 0);
+  EXPECT_EQ(d[1].last, 0);
+  // Another job's canary sees (almost) every byte as modified.
+  d = *env.utilities->CheckGuards(regions, pattern.canary() + 1, s);
+  EXPECT_GT(d[0].modified, 4000);
+  EXPECT_GT(d[1].modified, 4000);
+}
+
+// Flips the 4 bytes of one element next to Y (all 4 differ from the guard afterwards, so the
+// message is exact), otherwise a correct ReLU. `where` is an index relative to Y.
+std::string FlippingRelu(const std::string& condition, const std::string& where) {
+  return "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+         "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+         "  if (i < n) Y[i] = fmaxf(X[i], 0.0f);\n"
+         "  if (" + condition + ") {\n"
+         "    unsigned* u = reinterpret_cast<unsigned*>(Y) + (" + where + ");\n"
+         "    *u = ~*u;\n  }\n}\n";
+}
+
+TEST(GpuGuards, WriteOnePastTheEndOfAnOutputIsRuntimeError) {
+  SKIP_WITHOUT_GPU();
+  bool sticky = true;
+  const v1::RunnerResult r = Judge(WithKernel(FlippingRelu("i == n", "n"),
+                                              "k<<<cdiv(M * N + 1, 256), 256>>>(X, Y, M * N);"),
+                                   &sticky);
+  EXPECT_EQ(r.result().verdict(), v1::RUNTIME_ERROR) << r.result().message();
+  EXPECT_FALSE(sticky);
+  EXPECT_EQ(r.result().cuda_error(), "");
+  EXPECT_THAT(r.result().message(),
+              HasSubstr("out-of-bounds write: 4 bytes after the end of output 'Y' (1 x f32) "
+                        "were modified (first at +0, last at +3 bytes past the end)"));
+  EXPECT_THAT(r.result().message(), HasSubstr("test shape M=1,N=1"));
+}
+
+TEST(GpuGuards, WriteOneBeforeTheStartOfAnOutputIsRuntimeError) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(
+      WithKernel(FlippingRelu("i == 0", "-1"), "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::RUNTIME_ERROR) << r.result().message();
+  EXPECT_THAT(r.result().message(),
+              HasSubstr("out-of-bounds write: 4 bytes before the start of output 'Y' (1 x f32) "
+                        "were modified (from -4 to -1 bytes from the start)"));
+  EXPECT_THAT(r.result().message(), HasSubstr("test shape M=1,N=1"));
+}
+
+TEST(GpuGuards, WritePastTheEndOfScratchIsRuntimeError) {
+  SKIP_WITHOUT_GPU();
+  const std::string kernel =
+      "extern \"C\" __global__ void k(const float* X, float* Y, float* T, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i <= n) T[i] = i < n ? X[i] : 12345.0f;\n"  // T[n]: one past the scratch
+      "  if (i < n) Y[i] = fmaxf(T[i], 0.0f);\n}\n";
+  const v1::RunnerResult r = Judge(WithKernel(
+      kernel, "scratch T : f32[M * N];\nk<<<cdiv(M * N + 1, 256), 256>>>(X, Y, T, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::RUNTIME_ERROR) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("after the end of scratch 'T' (1 x f32)"));
+  EXPECT_THAT(r.result().message(), HasSubstr("test shape M=1,N=1"));
+}
+
+TEST(GpuGuards, KernelsThatStayInBoundsAreCorrect) {
+  SKIP_WITHOUT_GPU();
+  // The same scratch kernel without the stray store: guards of tensors and scratch intact.
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, float* T, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) T[i] = X[i];\n"
+      "  if (i < n) Y[i] = fmaxf(T[i], 0.0f);\n}\n",
+      "scratch T : f32[M * N];\nk<<<cdiv(M * N + 1, 256), 256>>>(X, Y, T, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::CORRECT) << r.result().message();
+}
+
+TEST(GpuGuards, WriteOnlyAtTheBenchShapeIsCaughtAfterTiming) {
+  SKIP_WITHOUT_GPU();
+  // In bounds on the test shapes; on the bench shape it stores one element past the end.
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = fmaxf(X[i], 0.0f);\n"
+      "  if (n > 100000 && i == n) Y[n] = 12345.0f;\n}\n",
+      "k<<<cdiv(M * N + 1, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::RUNTIME_ERROR) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("after the end of output 'Y' (262144 x f32)"));
+  EXPECT_THAT(r.result().message(), HasSubstr("bench shape M=64,N=4096"));
+  EXPECT_THAT(r.result().message(), HasSubstr("during the timed runs"));
+}
+
+TEST(GpuRunnerProcess, OutOfBoundsWriteIsNotStickyTheRunnerGoesOn) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunSpec bad =
+      WithKernel(FlippingRelu("i == n", "n"), "k<<<cdiv(M * N + 1, 256), 256>>>(X, Y, M * N);");
+  const testing::RunOutcome o =
+      testing::RunRunner({"--time-budget-ms", "100"},
+                         testing::RequestLine(bad) +
+                             testing::RequestLine(testing::ReluRunSpec(testing::kReluCandidate,
+                                                                       false)));
+  EXPECT_EQ(o.exit_status, 0);
+  const std::vector<v1::JobResult> results = testing::Results(o);
+  ASSERT_EQ(results.size(), 2U);
+  EXPECT_EQ(results[0].verdict(), v1::RUNTIME_ERROR);
+  EXPECT_EQ(results[0].cuda_error(), "");
+  EXPECT_THAT(results[0].message(), HasSubstr("out-of-bounds write"));
+  EXPECT_EQ(results[1].verdict(), v1::CORRECT) << results[1].message();
+}
+
 }  // namespace
 }  // namespace kjudge::runner

@@ -1,0 +1,84 @@
+// GuardBands: canary regions around every device allocation a candidate can touch, so that a
+// small out-of-bounds write (one element past the end of an output, one before its start, past
+// the end of a scratch buffer) is caught instead of landing silently in cudaMalloc's rounding
+// slack.
+//
+// Layout of a guarded allocation (device_buffer.h, DeviceBuffer::AllocateGuarded):
+//   [ guard: kGuardBytes ][ data: n bytes ][ guard: kGuardBytes ]
+//   ^ cudaMalloc base      ^ pointer handed to kernels (base + kGuardBytes: 256-aligned)
+// The after-guard starts exactly at data byte n, so a write to element n lands in it.
+//
+// Pattern: the guard byte at device address a is byte (a % 8) of SplitMix64(canary + a / 8)
+// (little-endian). The canary is derived from the job seed (GuardCanary), so the bytes differ
+// per job and a kernel cannot hard-code them; they depend on the address, so every guard holds
+// different bytes and an off-by-one copy (Y[n] = X[n]: X's guard into Y's) still changes Y's.
+// The host fills the guards at allocation (GuardPattern::Bytes); DeviceUtilities::CheckGuards
+// recomputes the same bytes on the device and counts the ones that differ (one launch for all
+// regions).
+//
+// Contract: DescribeGuardDamage() turns the per-region results of a check (two regions per
+// buffer: before, then after) into the message of a RUNTIME_ERROR, or "" when nothing was
+// modified. Pure C++ (no CUDA), so it is unit-tested without a GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kjudge::runner {
+
+// 4 KiB a side: a multiple of 256 (the data pointer stays 256-aligned for vector loads), wide
+// enough for the common bugs (an off-by-one, a tail that rounds up to a vector, tile or warp:
+// up to 1024 floats), small enough to cost nothing per buffer. A bigger overrun usually reaches
+// unmapped memory (illegal address, a sticky RUNTIME_ERROR) or another buffer (the input
+// checksums and the output comparison see it).
+inline constexpr size_t kGuardBytes = 4096;
+
+// The canary of a job: independent of the seeds of its inputs.
+uint64_t GuardCanary(uint64_t job_seed);
+
+// The guard bytes of one job.
+class GuardPattern {
+ public:
+  explicit GuardPattern(uint64_t canary) : canary_(canary) {}
+  uint64_t canary() const { return canary_; }
+  // The bytes that guard device addresses [address, address + n).
+  std::vector<std::byte> Bytes(uintptr_t address, size_t n) const;
+
+ private:
+  uint64_t canary_;
+};
+
+// One device allocation with guards, as a check reports on it.
+struct GuardedBuffer {
+  std::string label;              // "output 'Y' (4096 x f32)"
+  const std::byte* data = nullptr;  // the first byte handed to kernels
+  size_t bytes = 0;               // the after-guard starts at data + bytes
+  size_t guard_bytes = 0;         // 0: no guards (not checked)
+};
+
+// A contiguous guard region to check on the device.
+struct GuardRegion {
+  const void* ptr = nullptr;
+  size_t bytes = 0;
+};
+
+// What a check found in one region: modified bytes and the first and last of them (offsets
+// from the region's first byte; -1 when none).
+struct GuardDamage {
+  int64_t modified = 0;
+  int64_t first = -1;
+  int64_t last = -1;
+};
+
+// Two regions per guarded buffer (before, after), in order; buffers without guards add none.
+std::vector<GuardRegion> GuardRegionsOf(const std::vector<GuardedBuffer>& buffers);
+
+// `damage` holds one entry per region of GuardRegionsOf(buffers). "" when none is modified;
+// else "out-of-bounds write: 4 bytes after the end of output 'Y' (4096 x f32) were modified
+// (first at +0, last at +3 bytes past the end)" (several damaged guards joined by "; ").
+std::string DescribeGuardDamage(const std::vector<GuardedBuffer>& buffers,
+                                const std::vector<GuardDamage>& damage);
+
+}  // namespace kjudge::runner
