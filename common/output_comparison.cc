@@ -22,50 +22,78 @@ bool IsPoisoned(const std::vector<bool>& poisoned, size_t i) {
   return !poisoned.empty() && poisoned[i];
 }
 
-// Range and scale of the written, finite elements of one tensor.
-struct Spread {
-  bool any = false;
-  double lo = 0.0;
-  double hi = 0.0;
-  double max_abs = 0.0;
-  double sum_sq = 0.0;
-  int64_t n = 0;
-  double range() const { return hi - lo; }
-  double rms() const { return n > 0 ? std::sqrt(sum_sq / static_cast<double>(n)) : 0.0; }
-};
-
-Spread SpreadOf(std::span<const double> values, const std::vector<bool>& poisoned) {
-  Spread s;
-  for (size_t i = 0; i < values.size(); ++i) {
-    const double v = values[i];
-    if (IsPoisoned(poisoned, i) || !std::isfinite(v)) continue;
-    if (!s.any) {
-      s.lo = v;
-      s.hi = v;
-      s.any = true;
-    }
-    s.lo = std::min(s.lo, v);
-    s.hi = std::max(s.hi, v);
-    s.max_abs = std::max(s.max_abs, std::fabs(v));
-    s.sum_sq += v * v;
-    ++s.n;
-  }
-  return s;
-}
-
 // True when the reference is clearly not constant: no single constant is within tolerance of
 // every element, or (when it is not ~0 at the atol scale) its values span more than
 // kDegenerateVaryingSpread of their magnitude: far beyond rounding noise, so a constant output
 // is not the function even under a loose atol.
-bool ReferenceVaries(const Spread& expected, const ComparisonTolerance& tol) {
-  if (expected.n < 2) return false;
-  const double band = tol.atol + tol.rtol * expected.max_abs;
-  return expected.range() > 2.0 * band ||
-         (expected.max_abs > tol.atol &&
-          expected.range() > kDegenerateVaryingSpread * expected.max_abs);
+bool ReferenceVaries(const DegenerateStats& s, const ComparisonTolerance& tol) {
+  if (s.count < 2) return false;
+  const double band = tol.atol + tol.rtol * s.ref_max_abs;
+  return s.RefRange() > 2.0 * band ||
+         (s.ref_max_abs > tol.atol && s.RefRange() > kDegenerateVaryingSpread * s.ref_max_abs);
 }
 
 }  // namespace
+
+double DegenerateStats::RefRms() const {
+  return count > 0 ? std::sqrt(ref_sum_sq / static_cast<double>(count)) : 0.0;
+}
+
+DegenerateRule ClassifyDegenerate(const DegenerateStats& s, const ComparisonTolerance& tol) {
+  const double ref_rms = s.RefRms();
+  if (s.count >= 1 && ref_rms > tol.atol && ref_rms > 0.0 &&
+      s.out_max_abs <= kDegenerateNearZero * ref_rms) {
+    return DegenerateRule::kNearZero;
+  }
+  if (s.count >= 2 && ReferenceVaries(s, tol) &&
+      s.OutRange() <= kDegenerateRelativeRange * s.RefRange()) {
+    return DegenerateRule::kConstant;
+  }
+  return DegenerateRule::kNone;
+}
+
+std::string DescribeDegenerate(DegenerateRule rule, const DegenerateStats& s) {
+  switch (rule) {
+    case DegenerateRule::kNone:
+      return "";
+    case DegenerateRule::kNearZero:
+      return absl::StrFormat("degenerate output, every element is ~0 (max |out| %g) while the "
+                             "reference's RMS is %g.",
+                             s.out_max_abs, s.RefRms());
+    case DegenerateRule::kConstant:
+      return s.OutRange() == 0.0
+                 ? absl::StrFormat("degenerate output, every element is %g while the reference "
+                                   "varies (from %g to %g).",
+                                   s.out_min, s.ref_min, s.ref_max)
+                 : absl::StrFormat("degenerate output, (near-)constant: its values span %g "
+                                   "while the reference's span %g.",
+                                   s.OutRange(), s.RefRange());
+  }
+  return "";
+}
+
+DegenerateStats SummarizeForDegenerate(std::span<const double> actual,
+                                       std::span<const double> expected) {
+  DegenerateStats s;
+  for (size_t i = 0; i < actual.size() && i < expected.size(); ++i) {
+    const double a = actual[i];
+    const double e = expected[i];
+    if (!std::isfinite(a) || !std::isfinite(e)) continue;
+    if (s.count == 0) {
+      s.out_min = s.out_max = a;
+      s.ref_min = s.ref_max = e;
+    }
+    s.out_min = std::min(s.out_min, a);
+    s.out_max = std::max(s.out_max, a);
+    s.out_max_abs = std::max(s.out_max_abs, std::fabs(a));
+    s.ref_min = std::min(s.ref_min, e);
+    s.ref_max = std::max(s.ref_max, e);
+    s.ref_max_abs = std::max(s.ref_max_abs, std::fabs(e));
+    s.ref_sum_sq += e * e;
+    ++s.count;
+  }
+  return s;
+}
 
 OutputComparator::OutputComparator(ComparisonTolerance tolerance, size_t max_reported)
     : tolerance_(tolerance), max_reported_(max_reported) {}
@@ -157,27 +185,11 @@ void OutputComparator::AddTensor(std::string_view name, std::span<const double> 
 
 void OutputComparator::CheckDegenerate(std::string_view name, std::span<const double> actual,
                                        std::span<const double> expected) {
-  const Spread a = SpreadOf(actual, {});
-  const Spread e = SpreadOf(expected, {});
-  if (a.n >= 1 && e.rms() > tolerance_.atol && e.rms() > 0.0 &&
-      a.max_abs <= kDegenerateNearZero * e.rms()) {
-    result_.degenerate = true;
-    AppendDetail(absl::StrFormat("%s: degenerate output, every element is ~0 (max |out| %g) "
-                                 "while the reference's RMS is %g.",
-                                 name, a.max_abs, e.rms()));
-    return;
-  }
-  if (a.n >= 2 && ReferenceVaries(e, tolerance_) &&
-      a.range() <= kDegenerateRelativeRange * e.range()) {
-    result_.degenerate = true;
-    AppendDetail(a.range() == 0.0
-                     ? absl::StrFormat("%s: degenerate output, every element is %g while the "
-                                       "reference varies (from %g to %g).",
-                                       name, a.lo, e.lo, e.hi)
-                     : absl::StrFormat("%s: degenerate output, (near-)constant: its values span "
-                                       "%g while the reference's span %g.",
-                                       name, a.range(), e.range()));
-  }
+  const DegenerateStats stats = SummarizeForDegenerate(actual, expected);
+  const DegenerateRule rule = ClassifyDegenerate(stats, tolerance_);
+  if (rule == DegenerateRule::kNone) return;
+  result_.degenerate = true;
+  AppendDetail(std::string(name) + ": " + DescribeDegenerate(rule, stats));
 }
 
 }  // namespace kjudge

@@ -22,6 +22,11 @@
 //         a constant reference (range 0) never makes an output degenerate; or
 //       - (checked first) all ~0 where the reference is not: max|out| <= kDegenerateNearZero (1e-3) * RMS(ref)
 //         while RMS(ref) > atol.
+//     The rule reads only summary statistics (DegenerateStats: count, min/max/max|.| of the
+//     output, min/max/max|.|/sum of squares of the reference): ClassifyDegenerate() is the one
+//     rule, used here and by the runner's device-side comparison (worker/runner/
+//     device_utilities.h reduces bench-shape outputs to the same statistics), and
+//     DescribeDegenerate() its sentence, so both paths fail the same outputs with the same words.
 // Statistics over all tensors: max abs error, max rel error (over elements with expected != 0),
 // max rel L2 error, mismatch count, and the first `max_reported` mismatches in tensor order.
 // Precedence of the failure detail: unwritten, then non-finite, then elementwise/L2/degenerate.
@@ -44,6 +49,36 @@ struct ComparisonTolerance {
   double rtol = 0.0;
   double rel_l2 = 0.0;
 };
+
+// Summary of one output tensor and its reference over `count` elements, each written and
+// finite in both (the degenerate rule is only applied when every element is).
+struct DegenerateStats {
+  int64_t count = 0;
+  double out_min = 0.0;
+  double out_max = 0.0;
+  double out_max_abs = 0.0;
+  double ref_min = 0.0;
+  double ref_max = 0.0;
+  double ref_max_abs = 0.0;
+  double ref_sum_sq = 0.0;
+  double OutRange() const { return out_max - out_min; }
+  double RefRange() const { return ref_max - ref_min; }
+  double RefRms() const;
+};
+
+enum class DegenerateRule {
+  kNone,
+  kNearZero,  // every element ~0 while the reference's RMS is above atol
+  kConstant,  // (near-)constant while the reference varies
+};
+
+// The degenerate rule of the contract above, on summary statistics.
+DegenerateRule ClassifyDegenerate(const DegenerateStats& stats, const ComparisonTolerance& tol);
+// The sentence for a rule other than kNone, without the tensor name: "degenerate output, ...".
+std::string DescribeDegenerate(DegenerateRule rule, const DegenerateStats& stats);
+// The statistics of equally sized `actual` and `expected`, every element finite.
+DegenerateStats SummarizeForDegenerate(std::span<const double> actual,
+                                       std::span<const double> expected);
 
 struct MismatchRecord {
   std::string tensor;

@@ -1,6 +1,7 @@
 #include "worker/runner/device_utilities.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -154,48 +155,96 @@ template <> __device__ __forceinline__ double kj_to_double<__nv_fp8_e5m2>(__nv_f
   return (double)(float)v;
 }
 
-// stats: [0] mismatches, [1] unwritten, [2] non-finite, [3] first bad index (atomicMin),
-// [4] max |diff| as the bits of a non-negative double (atomicMax); sums: [0] diff^2, [1] ref^2.
+// stats: [0] mismatches, [1] unwritten, [2] non-finite (sums); [3] first bad index (min);
+// [4] max |diff| as the bits of a non-negative double (max); over written elements finite in
+// both: [5]/[6] min/max of out and [7]/[8] min/max of ref as order-preserving keys
+// (kj_order_key), [9]/[10] max |out| / max |ref| as bits (max). sums: [0] diff^2, [1] ref^2.
+#define KJ_STATS 11
+__device__ __forceinline__ unsigned long long kj_order_key(double v) {
+  const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+  return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+}
+__device__ __forceinline__ int kj_stat_op(int s) {  // 0 sum, 1 min, 2 max
+  return s < 3 ? 0 : ((s == 3 || s == 5 || s == 7) ? 1 : 2);
+}
+__device__ __forceinline__ unsigned long long kj_stat_combine(int s, unsigned long long a,
+                                                              unsigned long long b) {
+  const int op = kj_stat_op(s);
+  return op == 0 ? a + b : (op == 1 ? (a < b ? a : b) : (a > b ? a : b));
+}
+
+// Warp shuffles, then the block's warps in shared memory, then one thread's atomics: one set of
+// atomics per block, not per warp. Every thread of the block must call it.
+__device__ void kj_publish(unsigned long long (&u)[KJ_STATS], double (&d)[2],
+                           unsigned long long* stats, double* sums) {
+  __shared__ unsigned long long su[32][KJ_STATS];
+  __shared__ double sd[32][2];
+  for (int o = 16; o > 0; o /= 2) {
+#pragma unroll
+    for (int s = 0; s < KJ_STATS; ++s) {
+      u[s] = kj_stat_combine(s, u[s], __shfl_down_sync(0xffffffffu, u[s], o));
+    }
+    d[0] += __shfl_down_sync(0xffffffffu, d[0], o);
+    d[1] += __shfl_down_sync(0xffffffffu, d[1], o);
+  }
+  const unsigned int warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+  if (lane == 0u) {
+#pragma unroll
+    for (int s = 0; s < KJ_STATS; ++s) su[warp][s] = u[s];
+    sd[warp][0] = d[0];
+    sd[warp][1] = d[1];
+  }
+  __syncthreads();
+  if (threadIdx.x != 0u) return;
+  const unsigned int warps = (blockDim.x + 31u) >> 5;
+  for (unsigned int w = 1; w < warps; ++w) {
+#pragma unroll
+    for (int s = 0; s < KJ_STATS; ++s) u[s] = kj_stat_combine(s, u[s], su[w][s]);
+    d[0] += sd[w][0];
+    d[1] += sd[w][1];
+  }
+#pragma unroll
+  for (int s = 0; s < KJ_STATS; ++s) {
+    const int op = kj_stat_op(s);
+    if (op == 0) atomicAdd(&stats[s], u[s]);
+    else if (op == 1) atomicMin(&stats[s], u[s]);
+    else atomicMax(&stats[s], u[s]);
+  }
+  atomicAdd(&sums[0], d[0]);
+  atomicAdd(&sums[1], d[1]);
+}
+
 template <typename T>
 __device__ void kj_compare(const T* out, const T* ref, long long n, double atol, double rtol,
                            unsigned char poison, unsigned long long* stats, double* sums) {
-  unsigned long long mism = 0, unwritten = 0, nonfinite = 0, first = ~0ull, maxbits = 0;
-  double d2 = 0.0, r2 = 0.0;
+  // Identities: 0 for sums and maxima (key 0 is below every double's key), ~0 for minima.
+  unsigned long long u[KJ_STATS] = {0, 0, 0, ~0ull, 0, ~0ull, 0, ~0ull, 0, 0, 0};
+  double d[2] = {0.0, 0.0};
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(out + i);
     bool poisoned = true;
     for (int b = 0; b < (int)sizeof(T); ++b) poisoned = poisoned && bytes[b] == poison;
-    if (poisoned) { ++unwritten; first = min(first, (unsigned long long)i); continue; }
+    if (poisoned) { ++u[1]; u[3] = min(u[3], (unsigned long long)i); continue; }
     const double a = kj_to_double<T>(out[i]);
     const double e = kj_to_double<T>(ref[i]);
     if (!isfinite(a) || !isfinite(e)) {
-      ++nonfinite; ++mism; first = min(first, (unsigned long long)i); continue;
+      ++u[2]; ++u[0]; u[3] = min(u[3], (unsigned long long)i); continue;
     }
-    const double d = fabs(a - e);
-    maxbits = max(maxbits, (unsigned long long)__double_as_longlong(d));
-    d2 += d * d;
-    r2 += e * e;
-    if (!(d <= atol + rtol * fabs(e))) { ++mism; first = min(first, (unsigned long long)i); }
+    const double diff = fabs(a - e);
+    u[4] = max(u[4], (unsigned long long)__double_as_longlong(diff));
+    d[0] += diff * diff;
+    d[1] += e * e;
+    if (!(diff <= atol + rtol * fabs(e))) { ++u[0]; u[3] = min(u[3], (unsigned long long)i); }
+    const unsigned long long ka = kj_order_key(a), ke = kj_order_key(e);
+    u[5] = min(u[5], ka);
+    u[6] = max(u[6], ka);
+    u[7] = min(u[7], ke);
+    u[8] = max(u[8], ke);
+    u[9] = max(u[9], (unsigned long long)__double_as_longlong(fabs(a)));
+    u[10] = max(u[10], (unsigned long long)__double_as_longlong(fabs(e)));
   }
-  for (int o = 16; o > 0; o /= 2) {
-    mism += __shfl_down_sync(0xffffffffu, mism, o);
-    unwritten += __shfl_down_sync(0xffffffffu, unwritten, o);
-    nonfinite += __shfl_down_sync(0xffffffffu, nonfinite, o);
-    first = min(first, __shfl_down_sync(0xffffffffu, first, o));
-    maxbits = max(maxbits, __shfl_down_sync(0xffffffffu, maxbits, o));
-    d2 += __shfl_down_sync(0xffffffffu, d2, o);
-    r2 += __shfl_down_sync(0xffffffffu, r2, o);
-  }
-  if ((threadIdx.x & 31u) == 0u) {
-    atomicAdd(&stats[0], mism);
-    atomicAdd(&stats[1], unwritten);
-    atomicAdd(&stats[2], nonfinite);
-    atomicMin(&stats[3], first);
-    atomicMax(&stats[4], maxbits);
-    atomicAdd(&sums[0], d2);
-    atomicAdd(&sums[1], r2);
-  }
+  kj_publish(u, d, stats, sums);
 }
 
 #define KJ_COMPARE(suffix, T)                                                                 \
@@ -219,6 +268,56 @@ KJ_COMPARE(fp8_e5m2, __nv_fp8_e5m2)
 
 std::string FillKernelName(DType dtype) { return Cat("kj_fill_", DTypeName(dtype)); }
 std::string CompareKernelName(DType dtype) { return Cat("kj_compare_", DTypeName(dtype)); }
+
+// The compare kernel's reduction slots, as laid out on the device (see kj_compare).
+constexpr int kCompareStats = 11;
+struct CompareSlots {
+  uint64_t stats[kCompareStats];
+  double sums[2];
+};
+static_assert(sizeof(CompareSlots) == 8 * (kCompareStats + 2));
+constexpr size_t kSlotBytes = 256;  // the comparison's slots and the checksum's
+static_assert(sizeof(CompareSlots) <= kSlotBytes);
+
+CompareSlots InitialCompareSlots() {
+  constexpr uint64_t kNone = ~uint64_t{0};  // identity of the minima
+  return CompareSlots{{0, 0, 0, kNone, 0, kNone, 0, kNone, 0, 0, 0}, {0.0, 0.0}};
+}
+
+double FromBits(uint64_t bits) {
+  double v = 0.0;
+  std::memcpy(&v, &bits, sizeof(v));
+  return v;
+}
+
+// Inverse of the kernel's kj_order_key.
+double FromOrderKey(uint64_t key) {
+  constexpr uint64_t kSign = uint64_t{1} << 63U;
+  return FromBits((key & kSign) != 0 ? key & ~kSign : ~key);
+}
+
+DeviceComparison DecodeCompareSlots(const CompareSlots& s, int64_t count) {
+  DeviceComparison c;
+  c.mismatches = static_cast<int64_t>(s.stats[0]);
+  c.unwritten = static_cast<int64_t>(s.stats[1]);
+  c.nonfinite = static_cast<int64_t>(s.stats[2]);
+  c.first_bad = s.stats[3] == ~uint64_t{0} ? -1 : static_cast<int64_t>(s.stats[3]);
+  c.max_abs_error = FromBits(s.stats[4]);
+  c.diff_sq = s.sums[0];
+  c.ref_sq = s.sums[1];
+  // Every element is exactly one of unwritten, non-finite (in either) or compared.
+  c.spread.count = count - c.unwritten - c.nonfinite;
+  if (c.spread.count > 0) {
+    c.spread.out_min = FromOrderKey(s.stats[5]);
+    c.spread.out_max = FromOrderKey(s.stats[6]);
+    c.spread.ref_min = FromOrderKey(s.stats[7]);
+    c.spread.ref_max = FromOrderKey(s.stats[8]);
+    c.spread.out_max_abs = FromBits(s.stats[9]);
+    c.spread.ref_max_abs = FromBits(s.stats[10]);
+    c.spread.ref_sum_sq = c.ref_sq;
+  }
+  return c;
+}
 
 unsigned int BlocksFor(int64_t work, unsigned int threads) {
   const int64_t blocks = (work + threads - 1) / threads;
@@ -252,7 +351,7 @@ absl::StatusOr<DeviceUtilities> DeviceUtilities::Create(std::string_view arch,
                            Cat("utility kernels failed to compile: ", outcome.log));
   }
   KJ_ASSIGN_OR_RETURN(CudaModule module, CudaModule::Load(outcome.program));
-  KJ_ASSIGN_OR_RETURN(DeviceBuffer slot, DeviceBuffer::Allocate(64, "reduction slots"));
+  KJ_ASSIGN_OR_RETURN(DeviceBuffer slot, DeviceBuffer::Allocate(kSlotBytes, "reduction slots"));
   return DeviceUtilities(std::move(module), std::move(slot));
 }
 
@@ -346,15 +445,11 @@ absl::StatusOr<DeviceComparison> DeviceUtilities::Compare(const void* out, const
                                                           DType dtype, int64_t count, double atol,
                                                           double rtol, cudaStream_t stream) {
   KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(CompareKernelName(dtype)));
-  uint64_t init[5] = {0, 0, 0, ~uint64_t{0}, 0};
-  double sums_init[2] = {0.0, 0.0};
-  auto* stats = static_cast<unsigned char*>(slot_.get());
-  void* stats_ptr = stats;
-  void* sums_ptr = stats + sizeof(init);
+  CompareSlots slots = InitialCompareSlots();
+  void* stats_ptr = slot_.get();
+  void* sums_ptr = static_cast<unsigned char*>(slot_.get()) + offsetof(CompareSlots, sums);
   KJ_RETURN_IF_ERROR(CudaStatus(
-      cudaMemcpyAsync(stats_ptr, init, sizeof(init), cudaMemcpyHostToDevice, stream), "compare"));
-  KJ_RETURN_IF_ERROR(CudaStatus(
-      cudaMemcpyAsync(sums_ptr, sums_init, sizeof(sums_init), cudaMemcpyHostToDevice, stream),
+      cudaMemcpyAsync(stats_ptr, &slots, sizeof(slots), cudaMemcpyHostToDevice, stream),
       "compare"));
   const void* o = out;
   const void* r = ref;
@@ -367,20 +462,10 @@ absl::StatusOr<DeviceComparison> DeviceUtilities::Compare(const void* out, const
                                                  args, 0, stream),
                                 "compare launch"));
   KJ_RETURN_IF_ERROR(CudaStatus(
-      cudaMemcpyAsync(init, stats_ptr, sizeof(init), cudaMemcpyDeviceToHost, stream), "compare"));
-  KJ_RETURN_IF_ERROR(CudaStatus(
-      cudaMemcpyAsync(sums_init, sums_ptr, sizeof(sums_init), cudaMemcpyDeviceToHost, stream),
+      cudaMemcpyAsync(&slots, stats_ptr, sizeof(slots), cudaMemcpyDeviceToHost, stream),
       "compare"));
   KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "compare"));
-  DeviceComparison c;
-  c.mismatches = static_cast<int64_t>(init[0]);
-  c.unwritten = static_cast<int64_t>(init[1]);
-  c.nonfinite = static_cast<int64_t>(init[2]);
-  c.first_bad = init[3] == ~uint64_t{0} ? -1 : static_cast<int64_t>(init[3]);
-  std::memcpy(&c.max_abs_error, &init[4], sizeof(double));
-  c.diff_sq = sums_init[0];
-  c.ref_sq = sums_init[1];
-  return c;
+  return DecodeCompareSlots(slots, count);
 }
 
 }  // namespace kjudge::runner

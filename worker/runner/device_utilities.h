@@ -14,7 +14,13 @@
 // Compare(): elementwise comparison of an output with a reference output of the same dtype,
 // on the device (for bench shapes, too big to copy out): the same element rule as
 // common/output_comparison.h (poisoned = unwritten; NaN/Inf never pass;
-// |out - ref| <= atol + rtol * |ref|), reduced to counts and sums. Waits for the stream.
+// |out - ref| <= atol + rtol * |ref|), reduced to counts and sums, plus the summary statistics
+// of the degenerate-output rule (DegenerateStats: min/max/max|.| of out and ref, ref's sum of
+// squares) over the elements written and finite in both, so the caller applies
+// ClassifyDegenerate() exactly as the host comparison does. Each block combines its warps in
+// shared memory, then one thread per block publishes with atomics; min/max of doubles go
+// through an order-preserving 64-bit key (sign bit set: all bits flipped; else the sign bit
+// set), max|.| through the bits of the non-negative double. Waits for the stream.
 // Checksum(): order-independent 64-bit digest: sum over 8-byte words w_j (the last one
 // zero-padded) of splitmix64(w_j ^ splitmix64(j)), so any changed byte changes it with
 // overwhelming probability. Waits for the stream.
@@ -31,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/dtype.h"
+#include "common/output_comparison.h"
 #include "common/problem_spec.h"
 #include "worker/runner/cubin_cache.h"
 #include "worker/runner/cuda_module.h"
@@ -47,6 +54,8 @@ struct DeviceComparison {
   double max_abs_error = 0.0;
   double diff_sq = 0.0;
   double ref_sq = 0.0;
+  // Over the elements written and finite in both (count = those elements; ref_sum_sq = ref_sq).
+  DegenerateStats spread;
 };
 
 class DeviceUtilities {

@@ -67,6 +67,28 @@ v1::Timing TimingToProto(const TimingResult& t, double floor_us) {
   return p;
 }
 
+// Why one output tensor compared on the device failed ("" when it passed): counts and L2,
+// then the degenerate-output rule of common/output_comparison.h on the device's summary
+// statistics (only when every element was written and finite, as on the host).
+std::string DeviceTensorFailure(const std::string& name, const std::string& when,
+                                const DeviceComparison& c, const Tolerance& tol, double rel_l2,
+                                bool l2_ok) {
+  std::string failure;
+  if (c.mismatches != 0 || c.unwritten != 0 || !l2_ok) {
+    failure = Cat(name, ": ", when, ": ", c.unwritten, " elements unwritten, ", c.mismatches,
+                  " outside tolerance (", c.nonfinite, " non-finite), relative L2 error ", rel_l2,
+                  c.first_bad >= 0 ? Cat(" (first bad flat index ", c.first_bad, ")")
+                                   : std::string(),
+                  ".");
+  }
+  if (c.unwritten != 0 || c.nonfinite != 0) return failure;
+  const DegenerateRule rule =
+      ClassifyDegenerate(c.spread, ComparisonTolerance{tol.atol, tol.rtol, tol.rel_l2});
+  if (rule == DegenerateRule::kNone) return failure;
+  return Cat(failure, failure.empty() ? "" : " ", name, ": ", when, ": ",
+             DescribeDegenerate(rule, c.spread));
+}
+
 }  // namespace
 
 VerdictProtocol::VerdictProtocol(RunnerEnv env, v1::RunSpec run, ProgressFn progress)
@@ -551,15 +573,10 @@ absl::StatusOr<std::optional<v1::TestOutcome>> VerdictProtocol::CompareOnDevice(
     outcome.set_rel_l2_error(std::max(outcome.rel_l2_error(), rel_l2));
     outcome.set_mismatch_count(outcome.mismatch_count() + c.mismatches);
     outcome.set_unwritten_count(outcome.unwritten_count() + c.unwritten);
-    if (c.mismatches == 0 && c.unwritten == 0 && l2_ok) continue;
+    const std::string failure = DeviceTensorFailure(got[t].name, when, c, tol, rel_l2, l2_ok);
+    if (failure.empty()) continue;
     outcome.set_passed(false);
-    outcome.set_detail(Cat(outcome.detail(), outcome.detail().empty() ? "" : " ", got[t].name,
-                           ": ", when, ": ", c.unwritten, " elements unwritten, ", c.mismatches,
-                           " outside tolerance (", c.nonfinite, " non-finite), relative L2 error ",
-                           rel_l2,
-                           c.first_bad >= 0 ? Cat(" (first bad flat index ", c.first_bad, ")")
-                                            : std::string(),
-                           "."));
+    outcome.set_detail(Cat(outcome.detail(), outcome.detail().empty() ? "" : " ", failure));
   }
   if (outcome.passed()) return std::optional<v1::TestOutcome>();
   return std::optional<v1::TestOutcome>(std::move(outcome));

@@ -16,7 +16,9 @@
 //      outputs), each with different data at different addresses and the reference's outputs
 //      for it (run on the device into separate buffers); timed with worker/runner/timing.h,
 //      rotating among the sets, outputs poisoned before and compared on the device after EVERY
-//      timed sample (unwritten: SUSPICIOUS, wrong: WRONG_ANSWER: a kernel that skips work
+//      timed sample (the host's rules, degenerate outputs included: ClassifyDegenerate() on the
+//      device's summary statistics; unwritten: SUSPICIOUS, wrong or degenerate: WRONG_ANSWER,
+//      the detail naming the tensor, the moment and the rule: a kernel that skips work
 //      every k-th launch, after some time, or replays another set's result is caught in the
 //      act); guard bands of every set's tensors and scratch after timing (RUNTIME_ERROR, before a
 //      failed sample's verdict); input checksums of every set (INPUT_MODIFIED); SUSPICIOUS when the

@@ -1,10 +1,12 @@
 // Runner tests that need a GPU. Without one every test is skipped with a visible message.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -107,6 +109,100 @@ TEST(GpuUtilities, GenerationIsDeterministicAndChecksummed) {
   const double mean = sum / n;
   EXPECT_NEAR(mean, 0.0, 0.01);
   EXPECT_NEAR(std::sqrt(sq / n - mean * mean), 1.0, 0.01);
+}
+
+TEST(GpuUtilities, CompareStatisticsMatchTheHost) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  const int64_t n = (1 << 20) + 7;  // not a multiple of the block
+  auto out = *DeviceBuffer::Allocate(n * 4, "out");
+  auto ref = *DeviceBuffer::Allocate(n * 4, "ref");
+  cudaStream_t s = env.stream->get();
+  const InitSpec normal;
+  ASSERT_TRUE(env.utilities->FillRandom(out.get(), DType::kF32, n, 11, 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(ref.get(), DType::kF32, n, 12, 0, normal, s).ok());
+  // 1000 unwritten (poisoned) elements from 5000: left out of the statistics.
+  ASSERT_EQ(cudaMemset(static_cast<float*>(out.get()) + 5000, 0xFF, 1000 * 4), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> host_out(n);
+  std::vector<float> host_ref(n);
+  ASSERT_EQ(cudaMemcpy(host_out.data(), out.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(host_ref.data(), ref.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<double> a;
+  std::vector<double> e;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i >= 5000 && i < 6000) continue;
+    a.push_back(host_out[i]);
+    e.push_back(host_ref[i]);
+  }
+  const DegenerateStats want = SummarizeForDegenerate(a, e);
+  absl::StatusOr<DeviceComparison> c =
+      env.utilities->Compare(out.get(), ref.get(), DType::kF32, n, 1e-3, 1e-3, s);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->unwritten, 1000);
+  EXPECT_EQ(c->nonfinite, 0);
+  EXPECT_GT(c->mismatches, n / 2);  // independent data: nearly every element differs
+  EXPECT_EQ(c->spread.count, want.count);
+  EXPECT_EQ(c->spread.out_min, want.out_min);
+  EXPECT_EQ(c->spread.out_max, want.out_max);
+  EXPECT_EQ(c->spread.out_max_abs, want.out_max_abs);
+  EXPECT_EQ(c->spread.ref_min, want.ref_min);
+  EXPECT_EQ(c->spread.ref_max, want.ref_max);
+  EXPECT_EQ(c->spread.ref_max_abs, want.ref_max_abs);
+  EXPECT_NEAR(c->spread.ref_sum_sq, want.ref_sum_sq, 1e-9 * want.ref_sum_sq);
+  EXPECT_EQ(ClassifyDegenerate(c->spread, {1e-3, 1e-3, 1e-3}), DegenerateRule::kNone);
+
+  // A constant output against the varying reference: the device statistics say so.
+  ASSERT_EQ(cudaMemset(out.get(), 0, n * 4), cudaSuccess);
+  c = env.utilities->Compare(out.get(), ref.get(), DType::kF32, n, 1e-3, 1e-3, s);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->spread.count, n);
+  EXPECT_EQ(c->spread.out_min, 0.0);
+  EXPECT_EQ(c->spread.out_max, 0.0);
+  EXPECT_EQ(ClassifyDegenerate(c->spread, {1e-3, 1e-3, 1e-3}), DegenerateRule::kNearZero);
+}
+
+// The ReLU problem with a tolerance so loose that a constant or ~0 output passes elementwise
+// and in L2: only the degenerate rule catches it.
+v1::RunSpec LooseReluSpec(const std::string& source, const std::string& plan) {
+  v1::RunSpec spec = WithKernel(source, plan);
+  std::string toml = testing::kReluSpec;
+  const std::string from = "atol = 1e-6\nrtol = 1e-6\nrel_l2 = 1e-6";
+  const size_t at = toml.find(from);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "the test problem's [tolerance] changed";
+    return spec;
+  }
+  toml.replace(at, from.size(), "atol = 0.5\nrtol = 1.0\nrel_l2 = 10.0");
+  spec.set_spec_toml(toml);
+  return spec;
+}
+
+TEST(GpuVerdict, DegenerateOutputOnlyAtTheBenchShapeIsCaughtOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  const std::string plan = "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);";
+  const v1::RunnerResult constant = Judge(LooseReluSpec(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = n > 100000 ? 0.5f : fmaxf(X[i], 0.0f);\n}\n",
+      plan));
+  EXPECT_EQ(constant.result().verdict(), v1::WRONG_ANSWER) << constant.result().message();
+  EXPECT_THAT(constant.result().message(), HasSubstr("degenerate output, every element is 0.5"));
+  EXPECT_THAT(constant.result().message(), HasSubstr("Y: timed sample"));
+  const v1::RunnerResult zero = Judge(LooseReluSpec(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = (n > 100000 ? 1e-6f : 1.0f) * fmaxf(X[i], 0.0f);\n}\n",
+      plan));
+  EXPECT_EQ(zero.result().verdict(), v1::WRONG_ANSWER) << zero.result().message();
+  EXPECT_THAT(zero.result().message(), HasSubstr("degenerate output, every element is ~0"));
+  // The same loose tolerance lets the correct kernel through.
+  const v1::RunnerResult correct = Judge(LooseReluSpec(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i] = fmaxf(X[i], 0.0f);\n}\n",
+      plan));
+  EXPECT_EQ(correct.result().verdict(), v1::CORRECT) << correct.result().message();
 }
 
 TEST(GpuVerdict, CorrectCandidateIsTimedAgainstTheReference) {

@@ -1,5 +1,6 @@
 #include "common/output_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -183,6 +184,104 @@ TEST(OutputComparison, DegenerateIsNotReportedForUnwrittenOrNonFiniteOutputs) {
   EXPECT_FALSE(u.passed);
   EXPECT_FALSE(u.degenerate);
   EXPECT_EQ(u.unwritten_count, 4);
+}
+
+// The rule on recorded statistics: what the device-side comparison feeds it (no tensors).
+DegenerateStats Stats(int64_t count, double out_min, double out_max, double ref_min,
+                      double ref_max, double ref_rms) {
+  DegenerateStats s;
+  s.count = count;
+  s.out_min = out_min;
+  s.out_max = out_max;
+  s.out_max_abs = std::max(std::fabs(out_min), std::fabs(out_max));
+  s.ref_min = ref_min;
+  s.ref_max = ref_max;
+  s.ref_max_abs = std::max(std::fabs(ref_min), std::fabs(ref_max));
+  s.ref_sum_sq = ref_rms * ref_rms * static_cast<double>(count);
+  return s;
+}
+
+TEST(DegenerateRule, ConstantOutputWhereTheReferenceVaries) {
+  const ComparisonTolerance tol{0.1, 0.0, 10.0};
+  const DegenerateStats s = Stats(1 << 20, 0.5, 0.5, -1.0, 2.0, 1.0);
+  ASSERT_EQ(ClassifyDegenerate(s, tol), DegenerateRule::kConstant);
+  EXPECT_EQ(DescribeDegenerate(DegenerateRule::kConstant, s),
+            "degenerate output, every element is 0.5 while the reference varies (from -1 to 2).");
+  // Near-constant: a span under 1e-3 of the reference's (3) is degenerate, 2e-3 of it is not.
+  EXPECT_EQ(ClassifyDegenerate(Stats(100, 0.5, 0.502, -1.0, 2.0, 1.0), tol),
+            DegenerateRule::kConstant);
+  EXPECT_EQ(ClassifyDegenerate(Stats(100, 0.5, 0.506, -1.0, 2.0, 1.0), tol),
+            DegenerateRule::kNone);
+  EXPECT_NE(DescribeDegenerate(DegenerateRule::kConstant, Stats(100, 0.5, 0.502, -1.0, 2.0, 1.0))
+                .find("(near-)constant"),
+            std::string::npos);
+}
+
+TEST(DegenerateRule, NearZeroOutputWhereTheReferenceIsNot) {
+  const ComparisonTolerance tol{0.5, 1.0, 10.0};
+  const DegenerateStats s = Stats(6, -2e-5, 2e-5, -1.0, 1.0, 1.0);
+  ASSERT_EQ(ClassifyDegenerate(s, tol), DegenerateRule::kNearZero);
+  EXPECT_EQ(DescribeDegenerate(DegenerateRule::kNearZero, s),
+            "degenerate output, every element is ~0 (max |out| 2e-05) while the reference's RMS "
+            "is 1.");
+  // max|out| = 1e-3 * RMS(ref) is still ~0 (inclusive); just above it is not.
+  EXPECT_EQ(ClassifyDegenerate(Stats(6, -1e-3, 1e-3, -1.0, 1.0, 1.0), tol),
+            DegenerateRule::kNearZero);
+  EXPECT_NE(ClassifyDegenerate(Stats(6, -1.001e-3, 1e-3, -1.0, 1.0, 1.0), tol),
+            DegenerateRule::kNearZero);
+  // A reference whose RMS is within atol is ~0 itself: zeros are fine (RMS = atol too).
+  EXPECT_EQ(ClassifyDegenerate(Stats(6, 0.0, 0.0, -0.5, 0.5, 0.5), tol), DegenerateRule::kNone);
+  // An all-zero reference never makes the output degenerate.
+  EXPECT_EQ(ClassifyDegenerate(Stats(6, 0.0, 0.0, 0.0, 0.0, 0.0), ComparisonTolerance{}),
+            DegenerateRule::kNone);
+}
+
+TEST(DegenerateRule, ConstantReferenceIsNeverDegenerate) {
+  EXPECT_EQ(ClassifyDegenerate(Stats(1000, 3.0, 3.0, 3.0, 3.0, 3.0), {0.0, 0.0, 0.0}),
+            DegenerateRule::kNone);
+  EXPECT_EQ(ClassifyDegenerate(Stats(1000, -7.0, -7.0, -7.0, -7.0, 7.0), {1e-9, 1e-9, 1e-9}),
+            DegenerateRule::kNone);
+}
+
+TEST(DegenerateRule, OneElementIsNeverConstantButCanBeNearZero) {
+  const ComparisonTolerance tol{1e-5, 1e-5, 1e-4};
+  EXPECT_EQ(ClassifyDegenerate(Stats(1, 2.0, 2.0, 2.0, 2.0, 2.0), tol), DegenerateRule::kNone);
+  EXPECT_EQ(ClassifyDegenerate(Stats(1, 0.0, 0.0, 2.0, 2.0, 2.0), tol),
+            DegenerateRule::kNearZero);
+  EXPECT_EQ(ClassifyDegenerate(DegenerateStats{}, tol), DegenerateRule::kNone);  // no elements
+}
+
+TEST(DegenerateRule, ReferenceVariesAtTheToleranceBoundaries) {
+  // Range 2 against the band atol + rtol * max|ref| = 0.5 + 0.25 * 2 = 1: not more than
+  // 2 * band, but it spreads over more than 5% of max|ref| (> atol): it varies.
+  EXPECT_EQ(ClassifyDegenerate(Stats(10, 1.0, 1.0, 0.0, 2.0, 1.0), {0.5, 0.25, 10.0}),
+            DegenerateRule::kConstant);
+  // The band test alone (spread under 5% of max|ref| ~ 100): range 2 = 2 * band does not
+  // vary (strict), 2.5 does.
+  EXPECT_EQ(ClassifyDegenerate(Stats(10, 101.0, 101.0, 100.0, 102.0, 101.0), {1.0, 0.0, 10.0}),
+            DegenerateRule::kNone);
+  EXPECT_EQ(ClassifyDegenerate(Stats(10, 101.0, 101.0, 100.0, 102.5, 101.0), {1.0, 0.0, 10.0}),
+            DegenerateRule::kConstant);
+  // The 5% spread test alone (band 10 from rtol): range 5 = 5% of 100 does not vary, 5.1 does.
+  EXPECT_EQ(ClassifyDegenerate(Stats(10, 97.0, 97.0, 95.0, 100.0, 97.0), {0.0, 0.1, 10.0}),
+            DegenerateRule::kNone);
+  EXPECT_EQ(ClassifyDegenerate(Stats(10, 97.0, 97.0, 94.9, 100.0, 97.0), {0.0, 0.1, 10.0}),
+            DegenerateRule::kConstant);
+}
+
+TEST(DegenerateRule, SummaryMatchesTheTensors) {
+  const std::vector<double> out = {0.5, -0.25, 3.0};
+  const std::vector<double> ref = {-1.0, 2.0, 0.0};
+  const DegenerateStats s = SummarizeForDegenerate(out, ref);
+  EXPECT_EQ(s.count, 3);
+  EXPECT_EQ(s.out_min, -0.25);
+  EXPECT_EQ(s.out_max, 3.0);
+  EXPECT_EQ(s.out_max_abs, 3.0);
+  EXPECT_EQ(s.ref_min, -1.0);
+  EXPECT_EQ(s.ref_max, 2.0);
+  EXPECT_EQ(s.ref_max_abs, 2.0);
+  EXPECT_EQ(s.ref_sum_sq, 5.0);
+  EXPECT_NEAR(s.RefRms(), std::sqrt(5.0 / 3.0), 1e-15);
 }
 
 TEST(OutputComparison, FirstMismatchesAreCappedButAllAreCounted) {
