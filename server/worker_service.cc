@@ -38,8 +38,11 @@ grpc::Status WorkerService::RegisterWorker(grpc::ServerContext* context,
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   absl::StatusOr<WorkerRecord> record = state_->workers->Register(request->name(), request->gpu());
   if (!record.ok()) return ToGrpc(record.status());
-  spdlog::info("worker {} registered from {}: {} ({})", record->id, context->peer(), request->name(),
-               record->hardware_key);
+  const v1::GpuInfo& gpu = request->gpu();
+  spdlog::info("worker {} registered from {}: {} ({}); ceilings: device copy {:.1f} GB/s, GEMM TFLOP/s SGEMM {:.1f}, "
+               "TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}",
+               record->id, context->peer(), request->name(), record->hardware_key, gpu.copy_bandwidth_gbs(),
+               gpu.sgemm_tflops(), gpu.tf32_tflops(), gpu.fp16_tflops(), gpu.bf16_tflops());
   response->set_worker_id(record->id);
   response->set_lease_seconds(lease_seconds_);
   return grpc::Status::OK;

@@ -49,7 +49,10 @@ absl::StatusOr<v1::GpuInfo> RunnerSupervisor::Start() {
   if (gpu_.compile_only()) {
     spdlog::warn("runner has no GPU ({}): compile-only mode, arch {}", message.hello().error(), gpu_.arch());
   } else {
-    spdlog::info("runner ready on {} ({} SMs, {})", gpu_.name(), gpu_.sm_count(), gpu_.arch());
+    spdlog::info("runner ready on {} ({} SMs, {}); ceilings: device copy {:.1f} GB/s, GEMM TFLOP/s SGEMM {:.1f}, "
+                 "TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}",
+                 gpu_.name(), gpu_.sm_count(), gpu_.arch(), gpu_.copy_bandwidth_gbs(), gpu_.sgemm_tflops(),
+                 gpu_.tf32_tflops(), gpu_.fp16_tflops(), gpu_.bf16_tflops());
   }
   return gpu_;
 }

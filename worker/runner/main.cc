@@ -50,7 +50,8 @@ void MeasureGpu(GpuContext& gpu, GpuResources& res, int device) {
   } else {
     spdlog::warn("no SM clock monitoring: {}", res.clock->reason());
   }
-  absl::StatusOr<Ceilings> ceilings = MeasureCeilings(res.stream->get(), res.libraries->cublas());
+  absl::StatusOr<Ceilings> ceilings =
+      MeasureCeilings(res.stream->get(), res.libraries->cublas(), *res.utilities);
   if (!ceilings.ok()) {
     spdlog::warn("measuring the GPU's ceilings failed: {}", ceilings.status().ToString());
     (void)cudaGetLastError();
@@ -58,9 +59,13 @@ void MeasureGpu(GpuContext& gpu, GpuResources& res, int device) {
   }
   gpu.info.set_copy_bandwidth_gbs(ceilings->copy_gbs);
   gpu.info.set_sgemm_tflops(ceilings->sgemm_tflops);
-  spdlog::info("ceilings: device copy {:.1f} GB/s (read + write), SGEMM {:.1f} TFLOP/s, max SM "
-               "clock {} MHz",
-               ceilings->copy_gbs, ceilings->sgemm_tflops, gpu.info.max_sm_clock_mhz());
+  gpu.info.set_tf32_tflops(ceilings->tf32_tflops);
+  gpu.info.set_fp16_tflops(ceilings->fp16_tflops);
+  gpu.info.set_bf16_tflops(ceilings->bf16_tflops);
+  spdlog::info("ceilings: device copy {:.1f} GB/s (read + write), GEMM TFLOP/s: SGEMM {:.1f}, "
+               "TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}; max SM clock {} MHz",
+               ceilings->copy_gbs, ceilings->sgemm_tflops, ceilings->tf32_tflops,
+               ceilings->fp16_tflops, ceilings->bf16_tflops, gpu.info.max_sm_clock_mhz());
 }
 
 absl::Status SetUpGpu(const GpuContext& gpu, const CubinCache& cache, GpuResources& res) {

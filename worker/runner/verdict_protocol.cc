@@ -342,7 +342,9 @@ absl::Status VerdictProtocol::TimeBenchShapes() {
 }
 
 Ceilings VerdictProtocol::MeasuredCeilings() const {
-  return Ceilings{env_.gpu->info.copy_bandwidth_gbs(), env_.gpu->info.sgemm_tflops()};
+  const v1::GpuInfo& info = env_.gpu->info;
+  return Ceilings{info.copy_bandwidth_gbs(), info.sgemm_tflops(), info.tf32_tflops(),
+                  info.fp16_tflops(), info.bf16_tflops()};
 }
 
 absl::StatusOr<int> VerdictProtocol::InputSetsThatFit(const Shape& shape) const {
@@ -500,13 +502,19 @@ absl::Status VerdictProtocol::JudgeSpeed(const Shape& shape, const TimingResult&
   }
   if (floor_us > 0.0 && t.summary.median < kFloorMargin * floor_us) {
     const Ceilings c = MeasuredCeilings();
+    const PhysicalFloor f = FloorOf(setup_.spec, shape, c);
+    const std::string compute =
+        f.rate.tflops > 0.0
+            ? absl::StrFormat("%.3f us of flops at %.1f TFLOP/s %s, the fastest legitimate rate "
+                              "for its dtypes", f.compute_us, f.rate.tflops, f.rate.name)
+            : absl::StrFormat("no compute bound (%s)", f.rate.name);
     result->set_verdict(v1::SUSPICIOUS);
     result->set_message(absl::StrFormat(
         "bench shape %s: median %.3f us is under %.0f%% of the physical floor %.3f us (cost "
-        "model at this GPU's measured ceilings: %.1f GB/s device copy, %.1f TFLOP/s SGEMM): "
+        "model at this GPU's measured ceilings: %.3f us of bytes at %.1f GB/s device copy; %s): "
         "faster than the hardware allows, not a speedup (SOL %.0f%%).",
-        shape.Label(), t.summary.median, 100.0 * kFloorMargin, floor_us, c.copy_gbs,
-        c.sgemm_tflops, 100.0 * floor_us / std::max(t.summary.median, 1e-9)));
+        shape.Label(), t.summary.median, 100.0 * kFloorMargin, floor_us, f.memory_us, c.copy_gbs,
+        compute, 100.0 * floor_us / std::max(t.summary.median, 1e-9)));
   }
   return absl::OkStatus();
 }

@@ -408,10 +408,22 @@ TEST(GpuVerdict, SolAndTenfoldLibrarySpeedupFlag) {
 TEST(GpuCeilings, MeasuredCeilingsArePlausible) {
   SKIP_WITHOUT_GPU();
   Env& env = Env::Get();
-  absl::StatusOr<Ceilings> c = MeasureCeilings(env.stream->get(), env.libraries->cublas());
+  absl::StatusOr<Ceilings> c =
+      MeasureCeilings(env.stream->get(), env.libraries->cublas(), *env.utilities);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_GT(c->copy_gbs, 50.0);
   EXPECT_GT(c->sgemm_tflops, 1.0);
+  // Tensor cores (sm_80 and later) beat FP32 SIMT; 16-bit inputs beat TF32.
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  if (major >= 8) {
+    EXPECT_GT(c->tf32_tflops, c->sgemm_tflops);
+    EXPECT_GT(c->fp16_tflops, c->tf32_tflops);
+    EXPECT_GT(c->bf16_tflops, c->tf32_tflops);
+  }
+  // f32 problems are held to the faster of SGEMM and TF32.
+  EXPECT_EQ(ComputeRateFor(std::vector<DType>{DType::kF32}, *c).tflops,
+            std::max(c->sgemm_tflops, c->tf32_tflops));
 }
 
 TEST(GpuVerdict, WrongOnlyAtTheBenchShapeIsWrongAnswer) {
