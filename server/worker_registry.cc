@@ -17,13 +17,6 @@ std::string NewWorkerId() {
 
 }  // namespace
 
-std::string HardwareKey(const v1::GpuInfo& gpu) {
-  if (gpu.compile_only()) return absl::StrCat("compile-only|", gpu.arch(), "|nvrtc ", gpu.nvrtc_version());
-  return absl::StrCat(gpu.name(), "|sm ", gpu.sm_count(), "|mem ", gpu.memory_bytes(), "|", gpu.arch(),
-                      "|driver ", gpu.driver_version(), "|cudart ", gpu.runtime_version(), "|nvrtc ",
-                      gpu.nvrtc_version(), "|cublas ", gpu.cublas_version());
-}
-
 absl::StatusOr<WorkerRecord> WorkerRegistry::Register(const std::string& name,
                                                       const v1::GpuInfo& gpu) {
   WorkerRecord record{NewWorkerId(), name, gpu, HardwareKey(gpu)};

@@ -1,9 +1,8 @@
 // WorkerRegistry: the workers that have registered, the GPU each drives, and its hardware key.
 //
 // Contract: Register gives every call a new worker id (a restarted worker is a new worker;
-// its old leases simply expire). HardwareKey is the identity baselines are cached under: the
-// GPU name, SM count, memory, driver, CUDA runtime, NVRTC and cuBLAS versions; any change in
-// them means timings must be measured again. Workers are kept on disk for the dashboard.
+// its old leases simply expire). HardwareKey (proto/hardware_key.h) is the identity baselines
+// are cached under; any change in it means timings must be measured again. Workers are kept on disk for the dashboard.
 #pragma once
 
 #include <optional>
@@ -11,11 +10,12 @@
 
 #include "absl/status/statusor.h"
 #include "kjudge/v1/kjudge.pb.h"
+#include "proto/hardware_key.h"
 #include "server/shared_database.h"
 
 namespace kjudge::server {
 
-std::string HardwareKey(const v1::GpuInfo& gpu);
+using kjudge::HardwareKey;  // proto/hardware_key.h
 
 struct WorkerRecord {
   std::string id;

@@ -113,25 +113,28 @@ Derived Derive(const WorkloadResult& r) {
             ? fmt::format(", {:.0f} GB/s by CUPTI's", r.bytes_moved / (d.cupti_us * 1e3))
             : std::string()));
   }
-  // Notes: say where the two clocks measure different things.
+  // Notes: say where the two clocks measure different things. kjudge's samples are the event
+  // times minus the event overhead calibrated at start-up (the header says how much), so what
+  // is left is a residual, a plan's gaps between launches, or (uncalibrated) the whole overhead.
   if (d.has_cupti && d.diff_us > 0.0) {
     std::string what = fmt::format(
-        "CUDA events (kjudge) include {} us that the device durations do not", Us(d.diff_us));
+        "kjudge's median is {} us above the summed device durations", Us(d.diff_us));
     if (d.gap_us > 0.05 * d.diff_us && d.max_activities > 1) {
       what += fmt::format(": {} us of it are gaps between the plan's {} launches (CUPTI span "
-                          "{} us vs busy {} us), the rest is the event/launch overhead at the "
-                          "ends of the run",
+                          "{} us vs busy {} us), the rest is event/launch overhead left after "
+                          "the calibrated correction",
                           Us(d.gap_us), d.max_activities, Us(d.cupti_span_us), Us(d.cupti_us));
     } else {
-      what += ": launch latency and event-record overhead at the ends of the run";
+      what += ": event/launch overhead left after the calibrated correction";
     }
     if (d.kjudge_us < kSpreadFloorUs || !d.diff_ok) {
       what += fmt::format(" ({:.1f}% of this {} us measurement)", d.diff_pct, Us(d.kjudge_us));
     }
     d.notes.push_back(what);
   } else if (d.has_cupti && d.diff_us < 0.0) {
-    d.notes.push_back(fmt::format("kjudge's event time is {} us BELOW the summed device "
-                                  "durations (overlapping launches, or a clock disagreement)",
+    d.notes.push_back(fmt::format("kjudge's median is {} us BELOW the summed device durations: "
+                                  "the calibrated event overhead subtracted more than the events "
+                                  "added here (or launches overlapped)",
                                   Us(-d.diff_us)));
   }
   if (d.has_cupti && std::fabs(d.cupti_effect_pct) > 0.5) {

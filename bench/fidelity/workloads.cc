@@ -1,5 +1,6 @@
 #include "bench/fidelity/workloads.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -18,6 +19,7 @@ using runner::Cat;
 // Seeds of the job's bench-shape inputs are derived as the verdict protocol derives them
 // (TrialSeed(job seed, stream 2 = bench shapes, index)); the caller passes a fresh job seed.
 constexpr uint64_t kBenchStream = 2;
+constexpr size_t kMaxCopyPairs = 4;  // the verdict protocol's kMaxInputSets
 
 absl::StatusOr<runner::TensorSet> FreshInputs(const ProblemSpec& spec, const Shape& shape,
                                               uint64_t job_seed, int set, const BenchEnv& env) {
@@ -32,20 +34,24 @@ absl::StatusOr<runner::TensorSet> FreshInputs(const ProblemSpec& spec, const Sha
 
 class CopyJob : public Job {
  public:
-  CopyJob(runner::DeviceBuffer src, runner::DeviceBuffer dst, size_t bytes)
-      : src_(std::move(src)), dst_(std::move(dst)) {
-    void* d = dst_.get();
-    const void* s = src_.get();
+  explicit CopyJob(size_t bytes) : bytes_(bytes) {}
+  // One more buffer pair, i.e. one more input set to rotate among.
+  void AddPair(runner::DeviceBuffer src, runner::DeviceBuffer dst) {
+    void* d = dst.get();
+    const void* s = src.get();
+    const size_t bytes = bytes_;
     runs_.emplace_back([d, s, bytes](cudaStream_t stream) {
       return runner::CudaStatus(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice, stream),
                                 "cudaMemcpyAsync(device to device)");
     });
+    buffers_.push_back(std::move(src));
+    buffers_.push_back(std::move(dst));
   }
   const std::vector<runner::RunFn>& runs() const override { return runs_; }
 
  private:
-  runner::DeviceBuffer src_;
-  runner::DeviceBuffer dst_;
+  size_t bytes_;
+  std::vector<runner::DeviceBuffer> buffers_;
   std::vector<runner::RunFn> runs_;
 };
 
@@ -208,18 +214,28 @@ Workload CopyWorkload(size_t bytes, const BenchEnv& env) {
   w.device_bytes = 2 * bytes;
   w.bytes_moved = 2.0 * static_cast<double>(bytes);
   w.prepare = [bytes, env](uint64_t seed) -> absl::StatusOr<std::unique_ptr<Job>> {
-    KJ_ASSIGN_OR_RETURN(runner::DeviceBuffer src,
-                        runner::DeviceBuffer::Allocate(bytes, "copy source"));
-    KJ_ASSIGN_OR_RETURN(runner::DeviceBuffer dst,
-                        runner::DeviceBuffer::Allocate(bytes, "copy destination"));
+    size_t free_bytes = 0;
+    size_t total_bytes = 0;
+    KJ_RETURN_IF_ERROR(
+        runner::CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
+    // As many pairs as a job would rotate input sets (up to 4), within half the free memory.
+    const size_t pairs = std::clamp<size_t>(free_bytes / 2 / (2 * bytes), 1, kMaxCopyPairs);
+    auto job = std::make_unique<CopyJob>(bytes);
     const InitSpec init;  // standard normal
-    KJ_RETURN_IF_ERROR(env.utilities->FillRandom(src.get(), DType::kF32,
-                                                 static_cast<int64_t>(bytes / 4), seed, 0, init,
-                                                 env.stream));
-    KJ_RETURN_IF_ERROR(env.utilities->Poison(dst.get(), DType::kF32,
-                                             static_cast<int64_t>(bytes / 4), env.stream));
+    for (size_t k = 0; k < pairs; ++k) {
+      KJ_ASSIGN_OR_RETURN(runner::DeviceBuffer src,
+                          runner::DeviceBuffer::Allocate(bytes, "copy source"));
+      KJ_ASSIGN_OR_RETURN(runner::DeviceBuffer dst,
+                          runner::DeviceBuffer::Allocate(bytes, "copy destination"));
+      KJ_RETURN_IF_ERROR(env.utilities->FillRandom(src.get(), DType::kF32,
+                                                   static_cast<int64_t>(bytes / 4), seed + k, 0,
+                                                   init, env.stream));
+      KJ_RETURN_IF_ERROR(env.utilities->Poison(dst.get(), DType::kF32,
+                                               static_cast<int64_t>(bytes / 4), env.stream));
+      job->AddPair(std::move(src), std::move(dst));
+    }
     KJ_RETURN_IF_ERROR(runner::SyncStatus(cudaStreamSynchronize(env.stream), "copy set-up"));
-    return std::unique_ptr<Job>(new CopyJob(std::move(src), std::move(dst), bytes));
+    return std::unique_ptr<Job>(std::move(job));
   };
   return w;
 }

@@ -3,8 +3,10 @@
 // (Prepare() call).
 //
 //   * device copy: cudaMemcpyAsync device-to-device of `bytes` (source filled with random
-//     floats by the runner's DeviceUtilities, so nothing is timed on zeros); one buffer pair,
-//     no hooks, like a library baseline;
+//     floats by the runner's DeviceUtilities, so nothing is timed on zeros); up to 4 buffer
+//     pairs (as many as fit in half the free memory) rotated across samples as a job rotates
+//     its input sets (different addresses: the median does not hinge on one allocation's
+//     placement), no hooks;
 //   * a catalog problem's example solution, exactly like a job's bench shape: problem.toml +
 //     example + reference loaded with common/problem_dir.h, the RunSpec the server would send,
 //     SetUpJob() (plan parse + validation + name expressions), NVRTC through the runner's

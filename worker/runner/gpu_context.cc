@@ -65,10 +65,4 @@ GpuContext DetectGpu(const RunnerOptions& options) {
   return ctx;
 }
 
-std::string HardwareKey(const v1::GpuInfo& info) {
-  return Cat(info.name(), "|", info.sm_count(), "|", info.memory_bytes(), "|",
-                      info.driver_version(), "|", info.runtime_version(), "|",
-                      info.cublas_version());
-}
-
 }  // namespace kjudge::runner

@@ -35,7 +35,5 @@ struct GpuContext {
 
 std::string ArchFor(int major, int minor);
 GpuContext DetectGpu(const RunnerOptions& options);
-// "name|sm_count|memory|driver|runtime|cublas": a key for cached baselines.
-std::string HardwareKey(const v1::GpuInfo& info);
 
 }  // namespace kjudge::runner

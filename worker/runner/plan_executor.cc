@@ -206,6 +206,11 @@ absl::StatusOr<PlanExecutor> PlanExecutor::Prepare(const LaunchPlan& plan, CudaM
     executor.scratch_labels_.push_back(
         Cat("scratch '", s.name, "' (", count, " x ", DTypeName(s.dtype), ")"));
   }
+  // cudaMemset runs on the legacy default stream, which the runner's non-blocking streams do
+  // not wait for: finish it before any launch can see half-initialised scratch.
+  if (!executor.scratch_.empty()) {
+    KJ_RETURN_IF_ERROR(SyncStatus(cudaDeviceSynchronize(), "scratch initialisation"));
+  }
   for (const kjudge::Launch& launch : plan.launches) {
     KJ_ASSIGN_OR_RETURN(PreparedLaunch prepared,
                         PrepareLaunch(launch, module, bindings, pointers, limits));

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "common/output_comparison.h"
+#include "proto/hardware_key.h"
 #include "worker/runner/host_values.h"
 #include "worker/runner/result_proto.h"
 #include "worker/runner/runner_error.h"
@@ -60,6 +61,7 @@ v1::Timing TimingToProto(const TimingResult& t, double floor_us) {
   p.set_sm_clock_mhz(t.mean_sm_clock_mhz);
   p.set_input_sets(t.input_sets);
   p.set_checked_samples(static_cast<int32_t>(t.checked));
+  p.set_event_overhead_us(t.event_overhead_us);
   if (floor_us > 0.0 && t.summary.median > 0.0) {
     p.set_floor_us(floor_us);
     p.set_sol_percent(100.0 * floor_us / t.summary.median);
@@ -332,6 +334,11 @@ absl::Status VerdictProtocol::TimeBenchShapes() {
     out_.mutable_result()->add_flags(
         Cat("no_clock_monitor: throttling not detected (",
             clock == nullptr ? std::string("no NVML") : clock->reason(), ")"));
+  }
+  if (!shapes.empty() && !env_.uncalibrated_reason.empty()) {
+    out_.mutable_result()->add_flags(
+        Cat("event_overhead_uncalibrated: timings include the ~2.5 us that the CUDA events add (",
+            env_.uncalibrated_reason, ")"));
   }
   for (size_t i = 0; i < shapes.size(); ++i) {
     progress_(v1::STAGE_TIMING, static_cast<int>(i), static_cast<int>(shapes.size()));

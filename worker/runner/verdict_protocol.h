@@ -77,6 +77,7 @@ struct RunnerEnv {
   BaselineLibraries* libraries = nullptr;  // library baselines (baseline_registry.h)
   cudaStream_t stream = nullptr;
   TimingOptions timing;
+  std::string uncalibrated_reason;  // why timing.event_overhead_us is 0 ("" when calibrated)
 };
 
 class VerdictProtocol {
