@@ -133,7 +133,7 @@ RunOutcome RunnerSupervisor::Run(const v1::RunSpec& spec, const ProgressCallback
     if (message.has_result()) {
       RunOutcome outcome;
       outcome.result = message.result();
-      if (outcome.result.result().verdict() == v1::RUNTIME_ERROR) {
+      if (outcome.result.runner_exits()) {
         // After a sticky CUDA error the runner exits by itself; make sure, and start afresh.
         spdlog::info("runner {} after a runtime error; a fresh one serves the next job",
                      process_->WaitAndDescribe(std::chrono::milliseconds(3000)));

@@ -4,8 +4,9 @@
 // Contract:
 //  * Start spawns the runner and reads its Hello (the GPU it drives, or compile-only mode).
 //  * Run sends one RunSpec and returns exactly one outcome:
-//      - the runner's own result (it reported a verdict, including RUNTIME_ERROR after a
-//        sticky CUDA fault, after which the runner exits and is started afresh next time);
+//      - the runner's own result (it reported a verdict). When the result says runner_exits
+//        (RUNTIME_ERROR after a sticky CUDA fault) the runner exits and is started afresh next
+//        time; a non-sticky RUNTIME_ERROR (a guard band caught an out-of-bounds write) keeps it;
 //      - a TIMEOUT verdict made here, when the runner went quiet for longer than the limit of
 //        its current stage (compile limit while compiling, stall limit otherwise) or the job
 //        ran past the job limit: the runner's whole process group is killed, which ends its

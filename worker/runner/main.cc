@@ -163,6 +163,7 @@ int Serve(const RunnerOptions& options) {
     });
     v1::RunnerMessage message;
     *message.mutable_result() = protocol.Run();
+    message.mutable_result()->set_runner_exits(protocol.sticky());
     if (!writer.Write(message).ok()) return 1;
     if (protocol.sticky()) {
       spdlog::error("sticky CUDA error: exiting with status {}", kStickyExitCode);
