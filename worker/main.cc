@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
                "Without a GPU it runs in compile-only mode and serves compile-only jobs."};
   app.add_option("--server", options.server, "kjudge-server address (host:port)")->capture_default_str();
   if (const char* key = std::getenv("KJUDGE_API_KEY")) options.api_key = key;
+  // The runner child, the one process that loads submitted kernels, inherits this environment;
+  // it needs no credentials.
+  unsetenv("KJUDGE_API_KEY");
   app.add_option("--api-key", options.api_key, "API key with role worker (env KJUDGE_API_KEY)");
   app.add_option("--tls-ca", options.tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
   app.add_option("--runner", runner, "path of kjudge-runner")->capture_default_str();
