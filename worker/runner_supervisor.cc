@@ -29,7 +29,12 @@ std::string ProgressWords(const v1::RunnerProgress& progress) {
 
 absl::StatusOr<v1::GpuInfo> RunnerSupervisor::Start() {
   Stop();
-  absl::StatusOr<std::unique_ptr<RunnerProcess>> process = RunnerProcess::Spawn(runner_path_, runner_args_);
+  std::vector<std::string> args = runner_args_;
+  if (measured_.has_value()) {
+    args.emplace_back("--measured-gpu");
+    args.push_back(ToJson(*measured_));
+  }
+  absl::StatusOr<std::unique_ptr<RunnerProcess>> process = RunnerProcess::Spawn(runner_path_, args);
   if (!process.ok()) return process.status();
   process_ = std::move(*process);
   ++restarts_;
@@ -46,6 +51,11 @@ absl::StatusOr<v1::GpuInfo> RunnerSupervisor::Start() {
     return absl::InternalError(absl::StrCat("the runner's first line is not a hello: ", line->substr(0, 200)));
   }
   gpu_ = message.hello().gpu();
+  // The first complete measurement serves every later runner of this worker (same GPU).
+  if (!measured_.has_value() && !gpu_.compile_only() && gpu_.event_overhead_us() > 0.0 &&
+      gpu_.copy_bandwidth_gbs() > 0.0) {
+    measured_ = gpu_;
+  }
   if (gpu_.compile_only()) {
     spdlog::warn("runner has no GPU ({}): compile-only mode, arch {}", message.hello().error(), gpu_.arch());
   } else {

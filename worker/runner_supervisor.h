@@ -3,6 +3,9 @@
 //
 // Contract:
 //  * Start spawns the runner and reads its Hello (the GPU it drives, or compile-only mode).
+//    The first Hello with complete measurements (ceilings and a calibrated event overhead) is
+//    passed to every later runner as --measured-gpu, so a restart after a fault or a timeout
+//    does not measure the GPU again (the runner checks that it describes the same GPU).
 //  * Run sends one RunSpec and returns exactly one outcome:
 //      - the runner's own result (it reported a verdict). When the result says runner_exits
 //        (RUNTIME_ERROR after a sticky CUDA fault) the runner exits and is started afresh next
@@ -19,6 +22,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +69,7 @@ class RunnerSupervisor {
   WatchdogLimits limits_;
   std::unique_ptr<RunnerProcess> process_;
   v1::GpuInfo gpu_;
+  std::optional<v1::GpuInfo> measured_;  // the first runner's complete measurements
   int restarts_ = -1;
 };
 

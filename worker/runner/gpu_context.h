@@ -24,6 +24,7 @@ struct RunnerOptions {
   std::string cache_dir;
   bool compile_only = false;
   double time_budget_ms = 2000.0;
+  std::string measured_gpu;  // --measured-gpu: GpuInfo JSON to reuse (main.cc)
 };
 
 struct GpuContext {

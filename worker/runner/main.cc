@@ -15,6 +15,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "proto/hardware_key.h"
+#include "proto/proto_json.h"
 #include "worker/runner/baseline_registry.h"
 #include "worker/runner/ceilings.h"
 #include "worker/runner/clock_monitor.h"
@@ -64,15 +66,46 @@ void CalibrateEvents(GpuContext& gpu, GpuResources& res) {
                overhead->samples);
 }
 
+// What an earlier runner of the same worker measured (--measured-gpu, the GpuInfo of its
+// Hello), taken over when it describes this very GPU and software and is complete: a runner
+// restarted after a sticky fault or a timeout is then ready in a fraction of a second instead
+// of measuring everything again (~0.8 s on an H200). False: measure.
+bool ReuseMeasurements(const std::string& json, GpuContext& gpu, GpuResources& res) {
+  if (json.empty()) return false;
+  v1::GpuInfo earlier;
+  if (absl::Status s = FromJson(json, &earlier); !s.ok()) {
+    spdlog::warn("--measured-gpu ignored: {}", s.ToString());
+    return false;
+  }
+  const double overhead = earlier.event_overhead_us();
+  earlier.set_event_overhead_us(0.0);  // this runner's GpuInfo has none yet
+  if (HardwareKey(earlier) != HardwareKey(gpu.info) || overhead <= 0.0 ||
+      earlier.copy_bandwidth_gbs() <= 0.0 || earlier.sgemm_tflops() <= 0.0) {
+    spdlog::info("--measured-gpu is not for this GPU or incomplete: measuring");
+    return false;
+  }
+  res.event_overhead_us = overhead;
+  gpu.info.set_event_overhead_us(overhead);
+  gpu.info.set_copy_bandwidth_gbs(earlier.copy_bandwidth_gbs());
+  gpu.info.set_sgemm_tflops(earlier.sgemm_tflops());
+  gpu.info.set_tf32_tflops(earlier.tf32_tflops());
+  gpu.info.set_fp16_tflops(earlier.fp16_tflops());
+  gpu.info.set_bf16_tflops(earlier.bf16_tflops());
+  spdlog::info("event overhead {:.3f} us and ceilings taken over from this worker's first runner",
+               overhead);
+  return true;
+}
+
 // The GPU's ceilings (ceilings.h) and max SM clock, into the Hello's GpuInfo (the worker
 // passes them on at registration). A failed measurement leaves zeros: no SOL%, no floor.
-void MeasureGpu(GpuContext& gpu, GpuResources& res, int device) {
-  res.clock = ClockMonitor::Open(device);
+void MeasureGpu(GpuContext& gpu, GpuResources& res, const RunnerOptions& options) {
+  res.clock = ClockMonitor::Open(options.device);
   if (res.clock->available()) {
     gpu.info.set_max_sm_clock_mhz(res.clock->max_sm_clock_mhz());
   } else {
     spdlog::warn("no SM clock monitoring: {}", res.clock->reason());
   }
+  if (ReuseMeasurements(options.measured_gpu, gpu, res)) return;
   CalibrateEvents(gpu, res);
   absl::StatusOr<Ceilings> ceilings =
       MeasureCeilings(res.stream->get(), res.libraries->cublas(), *res.utilities);
@@ -124,7 +157,7 @@ int Serve(const RunnerOptions& options) {
       gpu.has_gpu = false;
       gpu.no_gpu_reason = Cat("GPU set-up failed: ", s.message());
     } else {
-      MeasureGpu(gpu, res, options.device);
+      MeasureGpu(gpu, res, options);
     }
   }
   v1::RunnerMessage hello;
@@ -190,6 +223,9 @@ int main(int argc, char** argv) {
   app.add_flag("--compile-only", options.compile_only, "never touch a GPU; only compile");
   app.add_option("--time-budget-ms", options.time_budget_ms, "timing budget per bench shape")
       ->capture_default_str();
+  app.add_option("--measured-gpu", options.measured_gpu,
+                 "GpuInfo JSON of an earlier runner's Hello on this GPU: reuse its ceilings and "
+                 "event overhead instead of measuring (the worker passes it on restarts)");
   CLI11_PARSE(app, argc, argv);
   return kjudge::runner::Serve(options);
 }

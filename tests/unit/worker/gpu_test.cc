@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "proto/proto_json.h"
 #include "tests/unit/worker/runner_spawn.h"
 #include "tests/unit/worker/test_problem.h"
 #include "worker/runner/ceilings.h"
@@ -455,6 +456,45 @@ TEST(GpuRunnerProcess, StickyErrorWritesResultAndExits3) {
   EXPECT_THAT(results[0].cuda_error(), HasSubstr("cudaError"));
   EXPECT_THAT(results[0].message(), HasSubstr("launch 1 of 1 (line 1: k)"));
   EXPECT_THAT(results[0].message(), HasSubstr("M=1,N=1"));
+}
+
+// --measured-gpu: a restarted runner takes over the first runner's measurements, but only
+// for the same GPU and software.
+v1::GpuInfo HelloGpu(const std::vector<std::string>& args) {
+  const testing::RunOutcome o = testing::RunRunner(args, "");
+  EXPECT_EQ(o.exit_status, 0);
+  if (o.messages.empty() || !o.messages[0].has_hello()) {
+    ADD_FAILURE() << "no hello";
+    return {};
+  }
+  return o.messages[0].hello().gpu();
+}
+
+TEST(GpuRunnerProcess, RestartedRunnerReusesMeasurementsOfTheSameGpuOnly) {
+  SKIP_WITHOUT_GPU();
+  const v1::GpuInfo first = HelloGpu({});
+  ASSERT_GT(first.copy_bandwidth_gbs(), 0.0);
+  if (first.event_overhead_us() <= 0.0) GTEST_SKIP() << "no CUPTI: nothing to reuse";
+  v1::GpuInfo sentinel = first;  // recognisable values: reused, not measured again
+  sentinel.set_copy_bandwidth_gbs(1234.5);
+  sentinel.set_sgemm_tflops(12.5);
+  sentinel.set_tf32_tflops(99.5);
+  sentinel.set_event_overhead_us(3.25);
+  const v1::GpuInfo reused = HelloGpu({"--measured-gpu", ToJson(sentinel)});
+  EXPECT_DOUBLE_EQ(reused.copy_bandwidth_gbs(), 1234.5);
+  EXPECT_DOUBLE_EQ(reused.sgemm_tflops(), 12.5);
+  EXPECT_DOUBLE_EQ(reused.tf32_tflops(), 99.5);
+  EXPECT_DOUBLE_EQ(reused.event_overhead_us(), 3.25);
+
+  v1::GpuInfo other = sentinel;  // another GPU's numbers must not be taken over
+  other.set_name(first.name() + " (another one)");
+  const v1::GpuInfo measured = HelloGpu({"--measured-gpu", ToJson(other)});
+  EXPECT_NE(measured.copy_bandwidth_gbs(), 1234.5);
+  EXPECT_GT(measured.copy_bandwidth_gbs(), 0.0);
+  EXPECT_NE(measured.event_overhead_us(), 3.25);
+
+  const v1::GpuInfo garbage = HelloGpu({"--measured-gpu", "{not json"});
+  EXPECT_GT(garbage.copy_bandwidth_gbs(), 0.0);
 }
 
 // Guard bands (guard_bands.h): small out-of-bounds writes land in a guard and are reported.
