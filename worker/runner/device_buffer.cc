@@ -36,7 +36,7 @@ absl::StatusOr<DeviceBuffer> DeviceBuffer::AllocateGuarded(size_t bytes, std::st
   if (bytes > std::numeric_limits<size_t>::max() - 2 * kGuardBytes) {
     return MakeRunnerError(v1::REJECTED, Cat(what, ": ", bytes, " bytes cannot be allocated"));
   }
-  KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer, AllocateRaw(bytes + 2 * kGuardBytes, what));
+  KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer, AllocateRaw(GuardedBytes(bytes), what));
   auto* base = static_cast<std::byte*>(buffer.base_);
   buffer.ptr_ = base + kGuardBytes;
   buffer.bytes_ = bytes;

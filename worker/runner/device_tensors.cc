@@ -22,7 +22,7 @@ absl::StatusOr<size_t> TensorSet::BytesNeeded(const ProblemSpec& spec, const Sha
   size_t total = 0;
   for (const TensorSpec& t : spec.tensors) {
     KJ_ASSIGN_OR_RETURN(int64_t count, Count(spec, t, shape));
-    total += static_cast<size_t>(count) * DTypeSize(t.dtype) + 2 * kGuardBytes;
+    total += GuardedBytes(static_cast<size_t>(count) * DTypeSize(t.dtype));
   }
   return total;
 }
@@ -32,7 +32,7 @@ absl::StatusOr<size_t> TensorSet::OutputBytes(const ProblemSpec& spec, const Sha
   for (const TensorSpec& t : spec.tensors) {
     if (t.role != TensorRole::kOut) continue;
     KJ_ASSIGN_OR_RETURN(int64_t count, Count(spec, t, shape));
-    total += static_cast<size_t>(count) * DTypeSize(t.dtype) + 2 * kGuardBytes;
+    total += GuardedBytes(static_cast<size_t>(count) * DTypeSize(t.dtype));
   }
   return total;
 }

@@ -35,6 +35,9 @@ namespace kjudge::runner {
 // checksums and the output comparison see it).
 inline constexpr size_t kGuardBytes = 4096;
 
+// Device memory a guarded allocation of `bytes` takes (memory accounting: what fits).
+constexpr size_t GuardedBytes(size_t bytes) { return bytes + 2 * kGuardBytes; }
+
 // The canary of a job: independent of the seeds of its inputs.
 uint64_t GuardCanary(uint64_t job_seed);
 

@@ -42,7 +42,6 @@ struct GpuResources {
   std::optional<L2Flusher> flusher;
   std::optional<BaselineLibraries> libraries;
   std::unique_ptr<ClockMonitor> clock;
-  double event_overhead_us = 0.0;
   std::string event_overhead_error;  // why it is not calibrated ("" when it is)
 };
 
@@ -58,7 +57,6 @@ void CalibrateEvents(GpuContext& gpu, GpuResources& res) {
     (void)cudaGetLastError();
     return;
   }
-  res.event_overhead_us = overhead->us;
   gpu.info.set_event_overhead_us(overhead->us);
   spdlog::info("event overhead {:.3f} us (16 MiB copy: events {:.3f} us, CUPTI {:.3f} us, {} "
                "samples): subtracted from every timing sample",
@@ -70,7 +68,7 @@ void CalibrateEvents(GpuContext& gpu, GpuResources& res) {
 // Hello), taken over when it describes this very GPU and software and is complete: a runner
 // restarted after a sticky fault or a timeout is then ready in a fraction of a second instead
 // of measuring everything again (~0.8 s on an H200). False: measure.
-bool ReuseMeasurements(const std::string& json, GpuContext& gpu, GpuResources& res) {
+bool ReuseMeasurements(const std::string& json, GpuContext& gpu) {
   if (json.empty()) return false;
   v1::GpuInfo earlier;
   if (absl::Status s = FromJson(json, &earlier); !s.ok()) {
@@ -84,7 +82,6 @@ bool ReuseMeasurements(const std::string& json, GpuContext& gpu, GpuResources& r
     spdlog::info("--measured-gpu is not for this GPU or incomplete: measuring");
     return false;
   }
-  res.event_overhead_us = overhead;
   gpu.info.set_event_overhead_us(overhead);
   gpu.info.set_copy_bandwidth_gbs(earlier.copy_bandwidth_gbs());
   gpu.info.set_sgemm_tflops(earlier.sgemm_tflops());
@@ -105,7 +102,7 @@ void MeasureGpu(GpuContext& gpu, GpuResources& res, const RunnerOptions& options
   } else {
     spdlog::warn("no SM clock monitoring: {}", res.clock->reason());
   }
-  if (ReuseMeasurements(options.measured_gpu, gpu, res)) return;
+  if (ReuseMeasurements(options.measured_gpu, gpu)) return;
   CalibrateEvents(gpu, res);
   absl::StatusOr<Ceilings> ceilings =
       MeasureCeilings(res.stream->get(), res.libraries->cublas(), *res.utilities);
@@ -178,7 +175,7 @@ int Serve(const RunnerOptions& options) {
   }
   env.timing.criteria.time_budget_ms = options.time_budget_ms;
   env.timing.clock = res.clock.get();
-  env.timing.event_overhead_us = res.event_overhead_us;
+  env.timing.event_overhead_us = gpu.info.event_overhead_us();
   env.uncalibrated_reason = res.event_overhead_error;
 
   std::string line;

@@ -142,7 +142,7 @@ absl::StatusOr<size_t> ScratchBytes(const LaunchPlan& plan, const Bindings& bind
     const std::string where = Cat("line ", s.pos.line, ": scratch ", s.name);
     KJ_ASSIGN_OR_RETURN(int64_t count, EvalInt(s.count, bindings, where, "element count"));
     if (count < 0) return LaunchError(where, Cat("negative element count ", count));
-    total += static_cast<size_t>(count) * DTypeSize(s.dtype) + 2 * kGuardBytes;
+    total += GuardedBytes(static_cast<size_t>(count) * DTypeSize(s.dtype));
   }
   return total;
 }
