@@ -7,7 +7,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev
   libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
   libcpp-httplib-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-  clang clang-tidy libclang-rt-14-dev python3 openssl
+  clang clang-tidy libclang-rt-14-dev python3 openssl libseccomp-dev
 )
 missing=()
 for p in "${packages[@]}"; do
