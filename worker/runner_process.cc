@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,14 +21,19 @@ absl::Status Errno(absl::string_view what) {
   return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
 }
 
+// The runner speaks the protocol on this descriptor (--protocol-fd), never on stdout.
+constexpr int kProtocolFd = 3;
+
 // In the child, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void ExecChild(int in_read, int out_write, const std::vector<char*>& argv) {
+[[noreturn]] void ExecChild(int channel, const std::vector<char*>& argv) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  dup2(in_read, STDIN_FILENO);
-  dup2(out_write, STDOUT_FILENO);
+  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+  dup2(STDERR_FILENO, STDOUT_FILENO);  // anything printed lands in the log
+  dup2(channel, kProtocolFd);
   // Close everything else we inherited (sockets, the database, other pipes).
-  for (int fd = 3; fd < 1024; ++fd) close(fd);
+  for (int fd = kProtocolFd + 1; fd < 1024; ++fd) close(fd);
   signal(SIGPIPE, SIG_DFL);
   execv(argv[0], argv.data());
   _exit(127);
@@ -40,34 +46,33 @@ absl::StatusOr<std::unique_ptr<RunnerProcess>> RunnerProcess::Spawn(
   if (access(path.c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat("runner '", path, "' is not an executable file (--runner PATH)"));
   }
-  int in_pipe[2];
-  int out_pipe[2];
-  if (pipe2(in_pipe, O_CLOEXEC) != 0) return Errno("pipe");
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
-    close(in_pipe[0]);
-    close(in_pipe[1]);
-    return Errno("pipe");
-  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return Errno("socketpair");
   std::vector<std::string> storage = {path};
   storage.insert(storage.end(), args.begin(), args.end());
+  storage.emplace_back("--protocol-fd");
+  storage.emplace_back(std::to_string(kProtocolFd));
   std::vector<char*> argv;
   argv.reserve(storage.size() + 1);
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
   const pid_t pid = fork();
-  if (pid < 0) return Errno("fork");
-  if (pid == 0) ExecChild(in_pipe[0], out_pipe[1], argv);
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return Errno("fork");
+  }
+  if (pid == 0) ExecChild(sv[1], argv);
   setpgid(pid, pid);  // also from the parent, so Kill works even before the child ran
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  return std::unique_ptr<RunnerProcess>(new RunnerProcess(pid, in_pipe[1], out_pipe[0]));
+  close(sv[1]);
+  return std::unique_ptr<RunnerProcess>(new RunnerProcess(pid, sv[0], sv[0]));
 }
 
 RunnerProcess::~RunnerProcess() {
   Kill();
   close(in_fd_);
-  close(out_fd_);
+  if (out_fd_ != in_fd_) close(out_fd_);
 }
 
 absl::Status RunnerProcess::WriteLine(const std::string& line) {

@@ -1,4 +1,5 @@
-// RunnerProcess: one kjudge-runner child, talked to over its stdin/stdout.
+// RunnerProcess: one kjudge-runner child, talked to over a socketpair at its descriptor 3
+// (--protocol-fd 3): never its stdout, which goes to the worker's log like its stderr.
 //
 // Contract: Spawn starts the child in its own process group with a parent-death signal, so a
 // worker that dies takes its runner (and the GPU context) with it. Lines are the runner

@@ -37,11 +37,35 @@ absl::StatusOr<DeviceBuffer> DeviceBuffer::AllocateGuarded(size_t bytes, std::st
     return MakeRunnerError(v1::REJECTED, Cat(what, ": ", bytes, " bytes cannot be allocated"));
   }
   KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer, AllocateRaw(GuardedBytes(bytes), what));
-  auto* base = static_cast<std::byte*>(buffer.base_);
-  buffer.ptr_ = base + kGuardBytes;
+  buffer.ptr_ = static_cast<std::byte*>(buffer.base_) + kGuardBytes;
   buffer.bytes_ = bytes;
   buffer.guard_ = kGuardBytes;
-  for (std::byte* at : {base, base + kGuardBytes + bytes}) {
+  KJ_RETURN_IF_ERROR(buffer.FillGuards(what, pattern));
+  return buffer;
+}
+
+absl::StatusOr<DeviceBuffer> DeviceBuffer::AllocateGuardedShared(size_t bytes,
+                                                                 std::string_view what,
+                                                                 const GuardPattern& pattern,
+                                                                 int device) {
+  if (bytes > std::numeric_limits<size_t>::max() / 2) {
+    return MakeRunnerError(v1::REJECTED, Cat(what, ": ", bytes, " bytes cannot be allocated"));
+  }
+  absl::StatusOr<SharedAllocation> shared = SharedAllocation::Create(GuardedBytes(bytes), device);
+  if (!shared.ok()) return WithContext(shared.status(), Cat("allocating ", what));
+  DeviceBuffer buffer;
+  buffer.shared_ = *std::move(shared);
+  buffer.base_ = buffer.shared_.ptr();
+  buffer.ptr_ = static_cast<std::byte*>(buffer.base_) + kGuardBytes;
+  buffer.bytes_ = bytes;
+  buffer.guard_ = kGuardBytes;
+  KJ_RETURN_IF_ERROR(buffer.FillGuards(what, pattern));
+  return buffer;
+}
+
+absl::Status DeviceBuffer::FillGuards(std::string_view what, const GuardPattern& pattern) {
+  auto* base = static_cast<std::byte*>(base_);
+  for (std::byte* at : {base, base + kGuardBytes + bytes_}) {
     const std::vector<std::byte> guard =
         pattern.Bytes(reinterpret_cast<uintptr_t>(at), kGuardBytes);
     KJ_RETURN_IF_ERROR(
@@ -50,9 +74,7 @@ absl::StatusOr<DeviceBuffer> DeviceBuffer::AllocateGuarded(size_t bytes, std::st
   }
   // A copy from pageable memory may return before its DMA lands, and the runner's streams do
   // not wait for the legacy stream: wait here, before any kernel can see the buffer.
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(cudaStreamLegacy),
-                                Cat("filling the guards of ", what)));
-  return buffer;
+  return CudaStatus(cudaStreamSynchronize(cudaStreamLegacy), Cat("filling the guards of ", what));
 }
 
 GuardedBuffer DeviceBuffer::Guarded(std::string label) const {
@@ -60,7 +82,8 @@ GuardedBuffer DeviceBuffer::Guarded(std::string label) const {
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : base_(std::exchange(other.base_, nullptr)),
+    : shared_(std::move(other.shared_)),
+      base_(std::exchange(other.base_, nullptr)),
       ptr_(std::exchange(other.ptr_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
       guard_(std::exchange(other.guard_, 0)) {}
@@ -68,6 +91,7 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
     Free();
+    shared_ = std::move(other.shared_);
     base_ = std::exchange(other.base_, nullptr);
     ptr_ = std::exchange(other.ptr_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
@@ -79,7 +103,11 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 DeviceBuffer::~DeviceBuffer() { Free(); }
 
 void DeviceBuffer::Free() {
-  if (base_ != nullptr) cudaFree(base_);
+  if (shared()) {
+    shared_ = SharedAllocation();  // unmaps and releases
+  } else if (base_ != nullptr) {
+    cudaFree(base_);
+  }
   base_ = nullptr;
   ptr_ = nullptr;
   bytes_ = 0;

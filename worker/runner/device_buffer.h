@@ -6,6 +6,10 @@
 // data (cudaMalloc base + kGuardBytes, so 256-aligned), size() is n, and the guards before
 // get() and from get() + n on hold the pattern's bytes for their addresses (copied in,
 // synchronously).
+// AllocateGuardedShared() is AllocateGuarded() in memory another process can map
+// (shared_allocation.h: CUDA VMM, rounded up to the granularity): Export() gives the descriptor
+// and SharedLayout() where the data sits in it. The judge allocates everything a candidate may
+// touch this way; the candidate process maps exactly these allocations and nothing else.
 // Scrub() zeroes the whole allocation, guards included, and waits for it (used before freeing
 // reference data so a later candidate can never read it). The destructor frees without
 // checking errors.
@@ -18,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "worker/runner/guard_bands.h"
+#include "worker/runner/shared_allocation.h"
 
 namespace kjudge::runner {
 
@@ -27,6 +32,9 @@ class DeviceBuffer {
   static absl::StatusOr<DeviceBuffer> Allocate(size_t bytes, std::string_view what);
   static absl::StatusOr<DeviceBuffer> AllocateGuarded(size_t bytes, std::string_view what,
                                                       const GuardPattern& pattern);
+  static absl::StatusOr<DeviceBuffer> AllocateGuardedShared(size_t bytes, std::string_view what,
+                                                            const GuardPattern& pattern,
+                                                            int device);
 
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
@@ -40,10 +48,21 @@ class DeviceBuffer {
   // This buffer as a guard check reports on it, under `label`.
   GuardedBuffer Guarded(std::string label) const;
   absl::Status Scrub(cudaStream_t stream);
+  bool shared() const { return shared_.size() != 0; }
+  // For a shared buffer: a new descriptor of the allocation (the caller closes it).
+  absl::StatusOr<int> Export() const { return shared_.Export(); }
+  // For a shared buffer: the whole allocation's size and the data's offset in it.
+  size_t alloc_bytes() const { return shared_.size(); }
+  size_t data_offset() const {
+    return static_cast<size_t>(static_cast<const std::byte*>(ptr_) -
+                               static_cast<const std::byte*>(base_));
+  }
 
  private:
   static absl::StatusOr<DeviceBuffer> AllocateRaw(size_t n, std::string_view what);
+  absl::Status FillGuards(std::string_view what, const GuardPattern& pattern);
   void Free();
+  SharedAllocation shared_;  // set for AllocateGuardedShared (then base_ is its address)
   void* base_ = nullptr;  // what cudaMalloc returned (== ptr_ without guards)
   void* ptr_ = nullptr;
   size_t bytes_ = 0;

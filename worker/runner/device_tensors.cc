@@ -39,17 +39,23 @@ absl::StatusOr<size_t> TensorSet::OutputBytes(const ProblemSpec& spec, const Sha
 
 absl::StatusOr<TensorSet> TensorSet::Allocate(const ProblemSpec& spec, const Shape& shape,
                                               const GuardPattern& guards) {
-  return AllocateRoles(spec, shape, false, guards);
+  return AllocateRoles(spec, shape, false, guards, -1);
+}
+
+absl::StatusOr<TensorSet> TensorSet::AllocateShared(const ProblemSpec& spec, const Shape& shape,
+                                                    const GuardPattern& guards, int device) {
+  return AllocateRoles(spec, shape, false, guards, device);
 }
 
 absl::StatusOr<TensorSet> TensorSet::AllocateOutputs(const ProblemSpec& spec, const Shape& shape,
                                                      const GuardPattern& guards) {
-  return AllocateRoles(spec, shape, true, guards);
+  return AllocateRoles(spec, shape, true, guards, -1);
 }
 
 absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, const Shape& shape,
                                                    bool outputs_only,
-                                                   const GuardPattern& guards) {
+                                                   const GuardPattern& guards,
+                                                   int shared_device) {
   TensorSet set;
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorSpec& t = spec.tensors[i];
@@ -58,9 +64,14 @@ absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, cons
     e.spec = &t;
     e.index = static_cast<uint32_t>(i);
     KJ_ASSIGN_OR_RETURN(e.count, Count(spec, t, shape));
-    KJ_ASSIGN_OR_RETURN(e.buffer, DeviceBuffer::AllocateGuarded(static_cast<size_t>(e.count) *
-                                                                    DTypeSize(t.dtype),
-                                                                Cat("tensor ", t.name), guards));
+    const size_t bytes = static_cast<size_t>(e.count) * DTypeSize(t.dtype);
+    if (shared_device >= 0) {
+      KJ_ASSIGN_OR_RETURN(e.buffer, DeviceBuffer::AllocateGuardedShared(
+                                        bytes, Cat("tensor ", t.name), guards, shared_device));
+    } else {
+      KJ_ASSIGN_OR_RETURN(e.buffer,
+                          DeviceBuffer::AllocateGuarded(bytes, Cat("tensor ", t.name), guards));
+    }
     set.pointers_[t.name] = e.buffer.get();
     set.entries_.push_back(std::move(e));
   }
@@ -83,6 +94,31 @@ std::vector<TensorSet::OutputView> TensorSet::Outputs() const {
     }
   }
   return views;
+}
+
+std::vector<TensorSet::BufferView> TensorSet::Buffers() const {
+  std::vector<BufferView> views;
+  views.reserve(entries_.size());
+  for (const Entry& e : entries_) {
+    views.push_back({e.spec->name, &e.buffer, e.spec->role == TensorRole::kIn});
+  }
+  return views;
+}
+
+absl::StatusOr<std::string> TensorSet::InputsDifferingFrom(const TensorSet& pristine,
+                                                           DeviceUtilities& utils,
+                                                           cudaStream_t stream) const {
+  std::string differing;
+  for (const Entry& e : entries_) {
+    if (e.spec->role != TensorRole::kIn) continue;
+    for (const Entry& p : pristine.entries_) {
+      if (p.spec->name != e.spec->name) continue;
+      KJ_ASSIGN_OR_RETURN(uint64_t n, utils.DifferingBytes(e.buffer.get(), p.buffer.get(),
+                                                           e.buffer.size(), stream));
+      if (n != 0) Append(&differing, differing.empty() ? "" : ", ", e.spec->name);
+    }
+  }
+  return differing;
 }
 
 absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, uint64_t seed,

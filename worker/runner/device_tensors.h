@@ -43,6 +43,10 @@ class TensorSet {
   static absl::StatusOr<TensorSet> AllocateOutputs(const ProblemSpec& spec, const Shape& shape,
                                                    const GuardPattern& guards);
   static absl::StatusOr<size_t> OutputBytes(const ProblemSpec& spec, const Shape& shape);
+  // Every tensor in memory a candidate process can map (DeviceBuffer::AllocateGuardedShared
+  // on `device`): the judge's view of a candidate's tensors.
+  static absl::StatusOr<TensorSet> AllocateShared(const ProblemSpec& spec, const Shape& shape,
+                                                  const GuardPattern& guards, int device);
 
   absl::Status GenerateInputs(DeviceUtilities& utils, uint64_t seed, cudaStream_t stream);
   absl::Status PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream);
@@ -61,6 +65,18 @@ class TensorSet {
     void* ptr;
   };
   std::vector<OutputView> Outputs() const;
+  // Every buffer with its name and whether the candidate may only read it (inputs).
+  struct BufferView {
+    std::string name;
+    const DeviceBuffer* buffer;
+    bool read_only;
+  };
+  std::vector<BufferView> Buffers() const;
+  // The names of the inputs whose bytes differ from `pristine`'s (same spec and shape),
+  // joined by ", "; "" when every input is identical byte for byte.
+  absl::StatusOr<std::string> InputsDifferingFrom(const TensorSet& pristine,
+                                                  DeviceUtilities& utils,
+                                                  cudaStream_t stream) const;
   std::vector<std::string> InputNames() const;
   // Every buffer, labelled "output 'Y' (4096 x f32)", for a guard check.
   std::vector<GuardedBuffer> Guards() const;
@@ -73,7 +89,8 @@ class TensorSet {
     DeviceBuffer buffer;
   };
   static absl::StatusOr<TensorSet> AllocateRoles(const ProblemSpec& spec, const Shape& shape,
-                                                 bool outputs_only, const GuardPattern& guards);
+                                                 bool outputs_only, const GuardPattern& guards,
+                                                 int shared_device);
   std::vector<Entry> entries_;
   std::map<std::string, void*> pointers_;
 };

@@ -114,6 +114,21 @@ extern "C" __global__ void kj_checksum(const unsigned char* p, unsigned long lon
   if ((threadIdx.x & 31u) == 0u) atomicAdd(out, acc);
 }
 
+// Counts the bytes where a and b differ (the judge's byte-for-byte input check).
+extern "C" __global__ void kj_bytes_differ(const unsigned char* a, const unsigned char* b,
+                                           unsigned long long bytes, unsigned long long* out) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long differ = 0;
+  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+       j < bytes; j += stride) {
+    differ += a[j] != b[j] ? 1ull : 0ull;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    differ += __shfl_down_sync(0xffffffffu, differ, offset);
+  }
+  if ((threadIdx.x & 31u) == 0u && differ != 0ull) atomicAdd(out, differ);
+}
+
 // Guard bands (guard_bands.h): one block per region, regions[2r] = address, regions[2r + 1] =
 // length; the byte at address a must be byte (a % 8) of kj_mix(canary + a / 8).
 // out[3r .. 3r + 2]: modified bytes, first and last modified offset from the region's start
@@ -329,7 +344,7 @@ unsigned int BlocksFor(int64_t work, unsigned int threads) {
 std::string_view DeviceUtilities::Source() { return kUtilitySource; }
 
 std::vector<std::string> DeviceUtilities::KernelNames() {
-  std::vector<std::string> names = {"kj_checksum", "kj_guard_check"};
+  std::vector<std::string> names = {"kj_checksum", "kj_guard_check", "kj_bytes_differ"};
   for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64,
                   DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
     names.push_back(FillKernelName(d));
@@ -376,6 +391,25 @@ absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count, 
 absl::Status DeviceUtilities::Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream) {
   const size_t bytes = static_cast<size_t>(count) * DTypeSize(dtype);
   return CudaStatus(cudaMemsetAsync(ptr, PoisonByte(dtype), bytes, stream), "poison memset");
+}
+
+absl::StatusOr<uint64_t> DeviceUtilities::DifferingBytes(const void* a, const void* b,
+                                                         size_t bytes, cudaStream_t stream) {
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel("kj_bytes_differ"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(slot_.get(), 0, 8, stream), "compare reset"));
+  unsigned long long n = bytes;
+  void* out = slot_.get();
+  void* args[] = {&a, &b, &n, &out};
+  constexpr unsigned int kThreads = 256;
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(static_cast<int64_t>(bytes), kThreads)),
+                       dim3(kThreads), args, 0, stream),
+      "byte compare launch"));
+  uint64_t differ = 0;
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(&differ, slot_.get(), 8, cudaMemcpyDeviceToHost, stream), "compare copy"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "compare synchronize"));
+  return differ;
 }
 
 absl::StatusOr<uint64_t> DeviceUtilities::Checksum(const void* ptr, size_t bytes,

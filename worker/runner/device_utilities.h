@@ -72,6 +72,9 @@ class DeviceUtilities {
                                            int64_t count, double atol, double rtol,
                                            cudaStream_t stream);
   absl::StatusOr<uint64_t> Checksum(const void* ptr, size_t bytes, cudaStream_t stream);
+  // How many of the `bytes` bytes at a and b differ (0: identical); waits for the answer.
+  absl::StatusOr<uint64_t> DifferingBytes(const void* a, const void* b, size_t bytes,
+                                          cudaStream_t stream);
   absl::StatusOr<std::vector<GuardDamage>> CheckGuards(const std::vector<GuardRegion>& regions,
                                                         uint64_t canary, cudaStream_t stream);
 

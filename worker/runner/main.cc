@@ -5,7 +5,12 @@
 // Exit status: 0 when stdin closes; 3 after a sticky CUDA error (its Result was written
 // first); 2 for a bad command line; 1 when the GPU environment cannot be set up or stdout is
 // gone.
+#include <unistd.h>
+
+#include <ext/stdio_filebuf.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -142,8 +147,41 @@ v1::RunnerMessage ErrorResult(v1::Verdict verdict, const std::string& message) {
   return m;
 }
 
-int Serve(const RunnerOptions& options) {
-  MessageWriter writer(std::cout);
+// The candidate binary: --candidate, else kjudge-candidate beside this binary.
+std::string CandidatePath(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "kjudge-candidate";
+  return (self.parent_path() / "kjudge-candidate").string();
+}
+
+struct ServeOptions {
+  int protocol_fd = -1;  // -1: stdin/stdout
+  std::string candidate;
+  int64_t candidate_timeout_ms = 15000;
+};
+
+int Serve(const RunnerOptions& options, const ServeOptions& serve) {
+  // The protocol with the worker: a dedicated descriptor when given (the worker passes one),
+  // so nothing that writes to stdout can ever be read as a message.
+  std::unique_ptr<__gnu_cxx::stdio_filebuf<char>> in_buf;
+  std::unique_ptr<__gnu_cxx::stdio_filebuf<char>> out_buf;
+  std::unique_ptr<std::istream> in_stream;
+  std::unique_ptr<std::ostream> out_stream;
+  std::istream* in = &std::cin;
+  std::ostream* out = &std::cout;
+  if (serve.protocol_fd >= 0) {
+    in_buf = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(dup(serve.protocol_fd),
+                                                               std::ios::in);
+    out_buf = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(serve.protocol_fd, std::ios::out);
+    in_stream = std::make_unique<std::istream>(in_buf.get());
+    out_stream = std::make_unique<std::ostream>(out_buf.get());
+    in = in_stream.get();
+    out = out_stream.get();
+    dup2(STDERR_FILENO, STDOUT_FILENO);  // stray prints go to the log, never to the worker
+  }
+  MessageWriter writer(*out);
   GpuContext gpu = DetectGpu(options);
   const CubinCache cache(options.cache_dir);
   GpuResources res;
@@ -173,13 +211,20 @@ int Serve(const RunnerOptions& options) {
     env.libraries = &*res.libraries;
     env.stream = res.stream->get();
   }
+  env.device = options.device;
+  CandidateLauncher candidates(CandidatePath(serve.candidate), options.device,
+                               std::chrono::milliseconds(serve.candidate_timeout_ms));
+  if (gpu.has_gpu) {
+    env.candidates = &candidates;
+    candidates.Prestart();  // its CUDA start-up overlaps the wait for the first job
+  }
   env.timing.criteria.time_budget_ms = options.time_budget_ms;
   env.timing.clock = res.clock.get();
   env.timing.event_overhead_us = gpu.info.event_overhead_us();
   env.uncalibrated_reason = res.event_overhead_error;
 
   std::string line;
-  while (std::getline(std::cin, line)) {
+  while (std::getline(*in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     absl::StatusOr<v1::RunnerRequest> request = ParseRequest(line);
     if (!request.ok()) {
@@ -223,6 +268,15 @@ int main(int argc, char** argv) {
   app.add_option("--measured-gpu", options.measured_gpu,
                  "GpuInfo JSON of an earlier runner's Hello on this GPU: reuse its ceilings and "
                  "event overhead instead of measuring (the worker passes it on restarts)");
+  kjudge::runner::ServeOptions serve;
+  app.add_option("--protocol-fd", serve.protocol_fd,
+                 "descriptor for the worker protocol (both directions); default stdin/stdout");
+  app.add_option("--candidate", serve.candidate,
+                 "the kjudge-candidate binary (default: beside this one)");
+  app.add_option("--candidate-timeout-ms", serve.candidate_timeout_ms,
+                 "how long one request to a candidate process may take before its kernels "
+                 "count as hung (TIMEOUT; the candidate is killed, the runner stays)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  return kjudge::runner::Serve(options);
+  return kjudge::runner::Serve(options, serve);
 }

@@ -185,37 +185,78 @@ absl::StatusOr<PlanExecutor::PreparedLaunch> PlanExecutor::PrepareLaunch(
   return out;
 }
 
-absl::StatusOr<PlanExecutor> PlanExecutor::Prepare(const LaunchPlan& plan, CudaModule& module,
-                                                   const Bindings& bindings,
-                                                   const std::map<std::string, void*>& tensors,
-                                                   const PlanLimits& limits,
-                                                   const GuardPattern& guards) {
-  PlanExecutor executor;
-  std::map<std::string, void*> pointers = tensors;
+absl::StatusOr<ScratchSet> ScratchSet::Allocate(const LaunchPlan& plan, const Bindings& bindings,
+                                                const GuardPattern& guards, int shared_device) {
+  ScratchSet set;
   for (const ScratchDecl& s : plan.scratch) {
     const std::string where = Cat("line ", s.pos.line, ": scratch ", s.name);
     KJ_ASSIGN_OR_RETURN(int64_t count, EvalInt(s.count, bindings, where, "element count"));
     if (count < 0) return LaunchError(where, Cat("negative element count ", count));
-    KJ_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::AllocateGuarded(
-                                                 static_cast<size_t>(count) * DTypeSize(s.dtype),
-                                                 Cat("scratch ", s.name), guards));
+    const auto size = static_cast<uint64_t>(count);
+    if (size > (uint64_t{1} << 50U) / DTypeSize(s.dtype)) {
+      return MakeRunnerError(v1::REJECTED, Cat(where, ": ", count, " elements of ",
+                                               DTypeName(s.dtype), " cannot be allocated"));
+    }
+    const size_t bytes = static_cast<size_t>(count) * DTypeSize(s.dtype);
+    const std::string what = Cat("scratch ", s.name);
+    absl::StatusOr<DeviceBuffer> buffer =
+        shared_device >= 0 ? DeviceBuffer::AllocateGuardedShared(bytes, what, guards, shared_device)
+                           : DeviceBuffer::AllocateGuarded(bytes, what, guards);
+    KJ_RETURN_IF_ERROR(buffer.status());
     KJ_RETURN_IF_ERROR(
-        CudaStatus(cudaMemset(buffer.get(), 0xFF, buffer.size()), "scratch initialisation"));
-    pointers[s.name] = buffer.get();
-    executor.scratch_.push_back(std::move(buffer));
-    executor.scratch_labels_.push_back(
-        Cat("scratch '", s.name, "' (", count, " x ", DTypeName(s.dtype), ")"));
+        CudaStatus(cudaMemset(buffer->get(), 0xFF, buffer->size()), "scratch initialisation"));
+    set.buffers.push_back(*std::move(buffer));
+    set.names.push_back(s.name);
+    set.labels.push_back(Cat("scratch '", s.name, "' (", count, " x ", DTypeName(s.dtype), ")"));
   }
   // cudaMemset runs on the legacy default stream, which the runner's non-blocking streams do
   // not wait for: finish it before any launch can see half-initialised scratch.
-  if (!executor.scratch_.empty()) {
+  if (!set.buffers.empty()) {
     KJ_RETURN_IF_ERROR(SyncStatus(cudaDeviceSynchronize(), "scratch initialisation"));
+  }
+  return set;
+}
+
+std::vector<GuardedBuffer> ScratchSet::Guards() const {
+  std::vector<GuardedBuffer> guards;
+  guards.reserve(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) guards.push_back(buffers[i].Guarded(labels[i]));
+  return guards;
+}
+
+void ScratchSet::AddPointers(std::map<std::string, void*>* pointers) const {
+  for (size_t i = 0; i < buffers.size(); ++i) (*pointers)[names[i]] = buffers[i].get();
+}
+
+absl::StatusOr<PlanExecutor> PlanExecutor::PrepareBound(const LaunchPlan& plan, CudaModule& module,
+                                                        const Bindings& bindings,
+                                                        const std::map<std::string, void*>& pointers,
+                                                        const PlanLimits& limits) {
+  PlanExecutor executor;
+  for (const ScratchDecl& s : plan.scratch) {
+    if (pointers.find(s.name) == pointers.end()) {
+      return MakeRunnerError(v1::INTERNAL_ERROR, Cat("scratch ", s.name, " was not provided"));
+    }
   }
   for (const kjudge::Launch& launch : plan.launches) {
     KJ_ASSIGN_OR_RETURN(PreparedLaunch prepared,
                         PrepareLaunch(launch, module, bindings, pointers, limits));
     executor.launches_.push_back(std::move(prepared));
   }
+  return executor;
+}
+
+absl::StatusOr<PlanExecutor> PlanExecutor::Prepare(const LaunchPlan& plan, CudaModule& module,
+                                                   const Bindings& bindings,
+                                                   const std::map<std::string, void*>& tensors,
+                                                   const PlanLimits& limits,
+                                                   const GuardPattern& guards) {
+  KJ_ASSIGN_OR_RETURN(ScratchSet scratch, ScratchSet::Allocate(plan, bindings, guards, -1));
+  std::map<std::string, void*> pointers = tensors;
+  scratch.AddPointers(&pointers);
+  KJ_ASSIGN_OR_RETURN(PlanExecutor executor,
+                      PrepareBound(plan, module, bindings, pointers, limits));
+  executor.scratch_ = std::move(scratch);
   return executor;
 }
 
@@ -240,16 +281,10 @@ absl::Status PlanExecutor::Launch(cudaStream_t stream, bool sync_each) const {
   return absl::OkStatus();
 }
 
-std::vector<GuardedBuffer> PlanExecutor::ScratchGuards() const {
-  std::vector<GuardedBuffer> guards;
-  for (size_t i = 0; i < scratch_.size(); ++i) {
-    guards.push_back(scratch_[i].Guarded(scratch_labels_[i]));
-  }
-  return guards;
-}
+std::vector<GuardedBuffer> PlanExecutor::ScratchGuards() const { return scratch_.Guards(); }
 
 absl::Status PlanExecutor::ScrubScratch(cudaStream_t stream) {
-  for (DeviceBuffer& b : scratch_) KJ_RETURN_IF_ERROR(b.Scrub(stream));
+  for (DeviceBuffer& b : scratch_.buffers) KJ_RETURN_IF_ERROR(b.Scrub(stream));
   return absl::OkStatus();
 }
 

@@ -44,8 +44,27 @@ struct PlanLimits {
 // check).
 absl::StatusOr<size_t> ScratchBytes(const LaunchPlan& plan, const Bindings& bindings);
 
+// A plan's scratch buffers at one set of bindings: allocated (guarded; in shared memory when
+// `shared_device` >= 0, for a candidate process to map) and filled with 0xFF bytes.
+struct ScratchSet {
+  std::vector<DeviceBuffer> buffers;
+  std::vector<std::string> names;   // the plan's names, one per buffer
+  std::vector<std::string> labels;  // "scratch 'partial' (1024 x f32)", one per buffer
+  static absl::StatusOr<ScratchSet> Allocate(const LaunchPlan& plan, const Bindings& bindings,
+                                             const GuardPattern& guards, int shared_device);
+  std::vector<GuardedBuffer> Guards() const;
+  void AddPointers(std::map<std::string, void*>* pointers) const;
+};
+
 class PlanExecutor {
  public:
+  // Binds to buffers that already exist: `pointers` holds every tensor and every scratch
+  // buffer of the plan (the candidate process, whose scratch the judge allocated). Allocates
+  // nothing.
+  static absl::StatusOr<PlanExecutor> PrepareBound(const LaunchPlan& plan, CudaModule& module,
+                                                   const Bindings& bindings,
+                                                   const std::map<std::string, void*>& pointers,
+                                                   const PlanLimits& limits);
   static absl::StatusOr<PlanExecutor> Prepare(const LaunchPlan& plan, CudaModule& module,
                                               const Bindings& bindings,
                                               const std::map<std::string, void*>& tensors,
@@ -72,8 +91,7 @@ class PlanExecutor {
       const kjudge::Launch& launch, CudaModule& module, const Bindings& bindings,
       const std::map<std::string, void*>& pointers, const PlanLimits& limits);
 
-  std::vector<DeviceBuffer> scratch_;
-  std::vector<std::string> scratch_labels_;  // one per scratch_ buffer
+  ScratchSet scratch_;
   std::vector<PreparedLaunch> launches_;
 };
 

@@ -16,25 +16,44 @@ double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-absl::Status WarmUp(std::span<const RunFn> runs, cudaStream_t stream,
-                    const TimingOptions& options) {
+// Runs in this process, rotating over `runs`.
+class LocalRuns : public SampleSource {
+ public:
+  LocalRuns(std::span<const RunFn> runs, cudaStream_t stream, L2Flusher& flusher, Event start,
+            Event stop)
+      : runs_(runs), stream_(stream), flusher_(flusher), start_(std::move(start)),
+        stop_(std::move(stop)) {}
+  size_t sets() const override { return runs_.size(); }
+  absl::Status WarmUp(size_t set) override {
+    KJ_RETURN_IF_ERROR(runs_[set](stream_));
+    return SyncStatus(cudaStreamSynchronize(stream_), "warm-up run");
+  }
+  absl::StatusOr<RawSample> Sample(size_t set) override {
+    return TimeOneRun(runs_[set], stream_, flusher_, start_, stop_);
+  }
+
+ private:
+  std::span<const RunFn> runs_;
+  cudaStream_t stream_;
+  L2Flusher& flusher_;
+  Event start_;
+  Event stop_;
+};
+
+absl::Status WarmUp(SampleSource& source, const TimingOptions& options) {
   const auto start = Clock::now();
   for (size_t i = 0; static_cast<int>(i) < options.min_warmup_runs ||
                      MsSince(start) < options.warmup_ms;
        ++i) {
-    KJ_RETURN_IF_ERROR(runs[i % runs.size()](stream));
-    KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "warm-up run"));
+    KJ_RETURN_IF_ERROR(source.WarmUp(i % source.sets()));
   }
   return absl::OkStatus();
 }
 
-struct Sample {
-  double us = 0.0;
-  bool busy_after_stop = false;
-};
+}  // namespace
 
-absl::StatusOr<Sample> OneSample(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
-                                 const Event& start, const Event& stop, double overhead_us) {
+absl::StatusOr<RawSample> TimeOneRun(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
+                                     const Event& start, const Event& stop) {
   KJ_RETURN_IF_ERROR(flusher.Flush(stream));
   KJ_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start.get(), stream), "cudaEventRecord"));
   KJ_RETURN_IF_ERROR(run(stream));
@@ -43,16 +62,14 @@ absl::StatusOr<Sample> OneSample(const RunFn& run, cudaStream_t stream, L2Flushe
   // Device-idle check: nothing of the plan may outlive its stop event.
   const auto idle_start = Clock::now();
   KJ_RETURN_IF_ERROR(SyncStatus(cudaDeviceSynchronize(), "device-wide check after a timed run"));
-  Sample s;
+  RawSample s;
   s.busy_after_stop = MsSince(idle_start) > kBusyAfterStopMs;
   float ms = 0.0F;
   KJ_RETURN_IF_ERROR(
       CudaStatus(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime"));
-  s.us = SampleUs(static_cast<double>(ms) * 1000.0, overhead_us);
+  s.elapsed_us = static_cast<double>(ms) * 1000.0;
   return s;
 }
-
-}  // namespace
 
 double SampleUs(double elapsed_us, double event_overhead_us) {
   return std::max(elapsed_us - event_overhead_us, kMinSampleFraction * elapsed_us);
@@ -78,9 +95,16 @@ absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t 
                                       L2Flusher& flusher, const TimingOptions& options,
                                       const SampleHooks* hooks) {
   if (runs.empty()) return MakeRunnerError(v1::INTERNAL_ERROR, "TimeRuns: nothing to run");
-  KJ_RETURN_IF_ERROR(WarmUp(runs, stream, options));
   KJ_ASSIGN_OR_RETURN(Event start, Event::Create());
   KJ_ASSIGN_OR_RETURN(Event stop, Event::Create());
+  LocalRuns source(runs, stream, flusher, std::move(start), std::move(stop));
+  return TimeSamples(source, options, hooks);
+}
+
+absl::StatusOr<TimingResult> TimeSamples(SampleSource& source, const TimingOptions& options,
+                                         const SampleHooks* hooks) {
+  if (source.sets() == 0) return MakeRunnerError(v1::INTERNAL_ERROR, "TimeSamples: nothing to run");
+  KJ_RETURN_IF_ERROR(WarmUp(source, options));
   const ClockMonitor* clock =
       options.clock != nullptr && options.clock->available() ? options.clock : nullptr;
   const double min_mhz =
@@ -90,16 +114,16 @@ absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t 
   std::vector<double> throttled;
   double clock_sum = 0.0;
   TimingResult result;
-  result.input_sets = static_cast<int>(runs.size());
+  result.input_sets = static_cast<int>(source.sets());
   result.event_overhead_us = options.event_overhead_us;
   const auto begin = Clock::now();
   for (int64_t i = 0;; ++i) {
-    const size_t set = static_cast<size_t>(i) % runs.size();
+    const size_t set = static_cast<size_t>(i) % source.sets();
     if (hooks != nullptr && hooks->before) KJ_RETURN_IF_ERROR(hooks->before(set));
-    KJ_ASSIGN_OR_RETURN(Sample sample, OneSample(runs[set], stream, flusher, start, stop,
-                                                       options.event_overhead_us));
+    KJ_ASSIGN_OR_RETURN(RawSample raw, source.Sample(set));
+    const double sample_us = SampleUs(raw.elapsed_us, options.event_overhead_us);
     const int mhz = clock != nullptr ? clock->SmClockMhz() : 0;
-    if (sample.busy_after_stop) ++result.busy_after_stop;
+    if (raw.busy_after_stop) ++result.busy_after_stop;
     if (hooks != nullptr && hooks->after) {
       ++result.checked;
       KJ_ASSIGN_OR_RETURN(bool ok, hooks->after(set, i));
@@ -109,7 +133,7 @@ absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t 
       }
     }
     if (clock != nullptr && mhz > 0 && mhz < min_mhz) {
-      throttled.push_back(sample.us);
+      throttled.push_back(sample_us);
       ++result.throttled;
       if (MsSince(begin) >= options.criteria.time_budget_ms ||
           static_cast<int64_t>(throttled.size()) >= options.criteria.max_samples) {
@@ -120,9 +144,9 @@ absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t 
           std::chrono::duration<double, std::milli>(options.throttle_recovery_ms));
       continue;
     }
-    kept.push_back(sample.us);
+    kept.push_back(sample_us);
     clock_sum += mhz;
-    rule.AddSample(sample.us);
+    rule.AddSample(sample_us);
     if (rule.ShouldStop(MsSince(begin))) {
       result.reason = rule.reason();
       break;

@@ -86,6 +86,35 @@ struct TimingResult {
   double event_overhead_us = 0.0;  // what was subtracted from each sample
 };
 
+// One timed run as a SampleSource makes it: the events' elapsed time (nothing subtracted) and
+// whether the device was still busy after the stop event.
+struct RawSample {
+  double elapsed_us = 0.0;
+  bool busy_after_stop = false;
+};
+
+// Steps 2-4 above for one run in this process: flush L2, events around `run`, device-idle
+// check. The candidate process times each sample of a submitted plan with this.
+absl::StatusOr<RawSample> TimeOneRun(const RunFn& run, cudaStream_t stream, L2Flusher& flusher,
+                                     const Event& start, const Event& stop);
+
+// Where samples come from: runs in this process (library baselines, the reference, the
+// calibration) or a candidate process that times a submitted plan (candidate_process.h).
+class SampleSource {
+ public:
+  virtual ~SampleSource() = default;
+  virtual size_t sets() const = 0;
+  // One untimed run on input set `set`, waited for.
+  virtual absl::Status WarmUp(size_t set) = 0;
+  // One timed sample on input set `set` (TimeOneRun's steps).
+  virtual absl::StatusOr<RawSample> Sample(size_t set) = 0;
+};
+
+// The protocol above over any SampleSource: warm-up, then samples with the hooks, throttling
+// and the stopping rule; options.event_overhead_us is subtracted here (SampleUs).
+absl::StatusOr<TimingResult> TimeSamples(SampleSource& source, const TimingOptions& options,
+                                         const SampleHooks* hooks);
+
 absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t stream,
                                       L2Flusher& flusher, const TimingOptions& options,
                                       const SampleHooks* hooks);

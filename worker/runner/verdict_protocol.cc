@@ -22,6 +22,7 @@ namespace {
 constexpr uint64_t kTestStream = 1;
 constexpr uint64_t kBenchStream = 2;
 constexpr uint64_t kRecheckStream = 3;
+constexpr uint64_t kSampleStream = 4;  // fresh inputs of each timed sample
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr int kMaxInputSets = 4;          // input sets rotated across timed samples
 constexpr double kFloorMargin = 0.9;      // median < 0.9 x floor: SUSPICIOUS
@@ -42,11 +43,25 @@ uint64_t FreshSeed() {
 }
 
 // Every buffer the candidate's plan can reach: its tensors and its scratch.
-std::vector<GuardedBuffer> CandidateBuffers(const TensorSet& tensors, const PlanExecutor& plan) {
+std::vector<GuardedBuffer> CandidateBuffers(const TensorSet& tensors, const ScratchSet& scratch) {
   std::vector<GuardedBuffer> buffers = tensors.Guards();
-  for (GuardedBuffer& b : plan.ScratchGuards()) buffers.push_back(std::move(b));
+  for (GuardedBuffer& b : scratch.Guards()) buffers.push_back(std::move(b));
   return buffers;
 }
+
+// Timed samples of the candidate's plan, each run in the candidate process.
+class CandidateSamples : public SampleSource {
+ public:
+  CandidateSamples(CandidateProcess& candidate, std::vector<int> sets)
+      : candidate_(candidate), sets_(std::move(sets)) {}
+  size_t sets() const override { return sets_.size(); }
+  absl::Status WarmUp(size_t set) override { return candidate_.Run(sets_[set], false); }
+  absl::StatusOr<RawSample> Sample(size_t set) override { return candidate_.Sample(sets_[set]); }
+
+ private:
+  CandidateProcess& candidate_;
+  std::vector<int> sets_;
+};
 
 std::vector<std::vector<double>> Decode(const std::vector<HostTensor>& tensors) {
   std::vector<std::vector<double>> out;
@@ -103,7 +118,9 @@ bool VerdictProtocol::FullJob() const {
 v1::RunnerResult VerdictProtocol::Run() {
   const auto start = std::chrono::steady_clock::now();
   seed_ = run_.seed() != 0 ? run_.seed() : FreshSeed();
-  guards_ = GuardPattern(GuardCanary(seed_));
+  // The canaries come from a secret of their own: a kernel that reads the guard bytes around
+  // its buffers learns nothing about the seed of its inputs.
+  guards_ = GuardPattern(FreshSeed());
   v1::JobResult* result = out_.mutable_result();
   result->set_seed(seed_);
   if (env_.gpu != nullptr) result->set_gpu(env_.gpu->info.name());
@@ -113,6 +130,13 @@ v1::RunnerResult VerdictProtocol::Run() {
     sticky_ = info.sticky;
     spdlog::info("job {}: {} {}", run_.job_id(), VerdictName(info.verdict), info.message);
   }
+  if (process_ != nullptr) {
+    CandidateOutput printed = process_->Finish();
+    result->set_candidate_output(std::move(printed.text));
+    result->set_candidate_output_cut(printed.cut);
+    process_.reset();
+  }
+  if (FullJob() && env_.candidates != nullptr) env_.candidates->Prestart();
   result->set_run_ms(std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count());
@@ -221,17 +245,11 @@ absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceSh
 }
 
 absl::Status VerdictProtocol::LoadCandidate() {
-  absl::StatusOr<CudaModule> module = CudaModule::Load(candidate_.program);
-  if (!module.ok()) {
-    // The cubin is the submission's: a load failure that leaves the context usable is its
-    // LAUNCH_ERROR (e.g. a resource the device cannot provide).
-    const ErrorInfo info = DescribeError(module.status());
-    return MakeRunnerError(info.sticky ? v1::RUNTIME_ERROR : v1::LAUNCH_ERROR,
-                           Cat("loading the compiled submission: ", info.message),
-                           info.cuda_error, info.sticky);
+  if (env_.candidates == nullptr) {
+    return MakeRunnerError(v1::INTERNAL_ERROR, "no candidate processes on this runner");
   }
-  candidate_module_.emplace(*std::move(module));
-  return absl::OkStatus();
+  KJ_ASSIGN_OR_RETURN(process_, env_.candidates->Take());
+  return process_->Load(run_, candidate_.program);
 }
 
 absl::Status VerdictProtocol::CheckCandidate() {
@@ -259,25 +277,46 @@ absl::Status VerdictProtocol::CheckCandidate() {
   return absl::OkStatus();
 }
 
+absl::Status VerdictProtocol::BindSet(int set, bool bench, size_t i, const TensorSet& tensors,
+                                      const ScratchSet& scratch) {
+  std::vector<BindBuffer> buffers;
+  for (const TensorSet::BufferView& b : tensors.Buffers()) {
+    buffers.push_back({b.name, b.buffer, b.read_only});
+  }
+  for (size_t k = 0; k < scratch.buffers.size(); ++k) {
+    buffers.push_back({scratch.names[k], &scratch.buffers[k], false});
+  }
+  return process_->Bind(set, bench, static_cast<int>(i), buffers);
+}
+
+absl::StatusOr<std::string> VerdictProtocol::ModifiedInputs(const Shape& shape,
+                                                            const TensorSet& tensors,
+                                                            uint64_t seed) {
+  // The judge's private copy: the same inputs regenerated in memory no candidate maps.
+  KJ_ASSIGN_OR_RETURN(TensorSet pristine, TensorSet::Allocate(setup_.spec, shape, guards_));
+  KJ_RETURN_IF_ERROR(AsInternal(pristine.GenerateInputs(*env_.utilities, seed, env_.stream),
+                                "input generation"));
+  return tensors.InputsDifferingFrom(pristine, *env_.utilities, env_.stream);
+}
+
 absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   const Shape& shape = setup_.spec.test_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
-  KJ_ASSIGN_OR_RETURN(TensorSet tensors, TensorSet::Allocate(setup_.spec, shape, guards_));
-  KJ_RETURN_IF_ERROR(AsInternal(
-      tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kTestStream, i), env_.stream),
-      "input generation"));
-  KJ_ASSIGN_OR_RETURN(std::vector<uint64_t> before,
-                      tensors.InputChecksums(*env_.utilities, env_.stream));
+  const uint64_t seed = TrialSeed(seed_, kTestStream, i);
+  KJ_ASSIGN_OR_RETURN(TensorSet tensors,
+                      TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device));
+  KJ_RETURN_IF_ERROR(AsInternal(tensors.GenerateInputs(*env_.utilities, seed, env_.stream),
+                                "input generation"));
   KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
-  KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
-                      PlanExecutor::Prepare(setup_.candidate_plan, *candidate_module_, bindings,
-                                            tensors.pointers(), Limits(), guards_));
-  KJ_RETURN_IF_ERROR(plan.Launch(env_.stream, /*sync_each=*/true));
-  KJ_RETURN_IF_ERROR(SyncStatus(cudaDeviceSynchronize(), "device-wide check"));
-  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(tensors, plan), "after the candidate's run"));
-  KJ_ASSIGN_OR_RETURN(std::vector<uint64_t> after,
-                      tensors.InputChecksums(*env_.utilities, env_.stream));
+  KJ_ASSIGN_OR_RETURN(ScratchSet scratch,
+                      ScratchSet::Allocate(setup_.candidate_plan, bindings, guards_, env_.device));
+  const int set = next_set_++;
+  KJ_RETURN_IF_ERROR(BindSet(set, false, i, tensors, scratch));
+  KJ_RETURN_IF_ERROR(process_->Run(set, /*sync_each=*/true));
+  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(tensors, scratch), "after the candidate's run"));
+  KJ_ASSIGN_OR_RETURN(std::string modified, ModifiedInputs(shape, tensors, seed));
   KJ_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, tensors.CopyOutputs(env_.stream));
+  KJ_RETURN_IF_ERROR(process_->Release(set));
 
   const Tolerance& tol = setup_.spec.tolerance;
   OutputComparator comparator({tol.atol, tol.rtol, tol.rel_l2});
@@ -287,11 +326,6 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
                          reference_outputs_[i][t], PoisonMask(h.dtype, h.bytes, h.count));
   }
   v1::TestOutcome outcome = ToTestOutcome(shape.Label(), comparator.Result());
-  const std::vector<std::string> inputs = tensors.InputNames();
-  std::string modified;
-  for (size_t k = 0; k < before.size(); ++k) {
-    if (before[k] != after[k]) Append(&modified, modified.empty() ? "" : ", ", inputs[k]);
-  }
   if (!modified.empty()) {
     outcome.set_passed(false);
     outcome.set_detail(Cat("the kernel wrote its input(s) ", modified, ".",
@@ -392,71 +426,76 @@ absl::StatusOr<int> VerdictProtocol::InputSetsThatFit(const Shape& shape) const 
 absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i, int k) {
   const Shape& shape = setup_.spec.bench_shapes[i];
   BenchSet set;
-  KJ_ASSIGN_OR_RETURN(set.tensors, TensorSet::Allocate(setup_.spec, shape, guards_));
+  set.id = next_set_++;
+  KJ_ASSIGN_OR_RETURN(set.tensors,
+                      TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device));
   KJ_ASSIGN_OR_RETURN(set.expected, TensorSet::AllocateOutputs(setup_.spec, shape, guards_));
+  KJ_ASSIGN_OR_RETURN(set.scratch,
+                      ScratchSet::Allocate(setup_.candidate_plan, setup_.spec.BindingsFor(shape),
+                                           guards_, env_.device));
+  // Inputs for the warm-up runs; every timed sample draws its own (PrepareSample).
+  set.input_seed = TrialSeed(seed_, kBenchStream, i * kMaxInputSets + k);
   KJ_RETURN_IF_ERROR(AsInternal(
-      set.tensors.GenerateInputs(*env_.utilities,
-                                 TrialSeed(seed_, kBenchStream, i * kMaxInputSets + k),
-                                 env_.stream),
+      set.tensors.GenerateInputs(*env_.utilities, set.input_seed, env_.stream),
+      "input generation"));
+  KJ_RETURN_IF_ERROR(BindSet(set.id, true, i, set.tensors, set.scratch));
+  return set;
+}
+
+absl::Status VerdictProtocol::PrepareSample(size_t i, BenchSet& set) {
+  const Shape& shape = setup_.spec.bench_shapes[i];
+  set.input_seed = TrialSeed(seed_, kSampleStream, samples_drawn_++);
+  KJ_RETURN_IF_ERROR(AsInternal(
+      set.tensors.GenerateInputs(*env_.utilities, set.input_seed, env_.stream),
       "input generation"));
   KJ_RETURN_IF_ERROR(AsInternal(RunReferenceInto(shape, set.tensors, set.expected),
                                 "reference on the bench shape"));
-  KJ_ASSIGN_OR_RETURN(set.input_sums, set.tensors.InputChecksums(*env_.utilities, env_.stream));
-  KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
-                      PlanExecutor::Prepare(setup_.candidate_plan, *candidate_module_,
-                                            setup_.spec.BindingsFor(shape),
-                                            set.tensors.pointers(), Limits(), guards_));
-  set.plan.emplace(std::move(plan));
-  return set;
+  return set.tensors.PoisonOutputs(*env_.utilities, env_.stream);
 }
 
 absl::Status VerdictProtocol::TimeShape(size_t i) {
   const Shape& shape = setup_.spec.bench_shapes[i];
   KJ_ASSIGN_OR_RETURN(int count, InputSetsThatFit(shape));
   std::vector<BenchSet> sets;
+  std::vector<int> ids;
   for (int k = 0; k < count; ++k) {
     KJ_ASSIGN_OR_RETURN(BenchSet set, MakeBenchSet(i, k));
+    ids.push_back(set.id);
     sets.push_back(std::move(set));
   }
-  std::vector<RunFn> runs;
-  for (const BenchSet& set : sets) {
-    const PlanExecutor* plan = &*set.plan;
-    runs.emplace_back([plan](cudaStream_t s) { return plan->Launch(s, false); });
-  }
-  // Outputs poisoned before, and checked after, every timed sample: a kernel that skips work
-  // (every k-th launch, after some time, when it sees a known input) is caught in the act.
+  // Fresh inputs and their expected outputs before, and a check after, EVERY timed sample: a
+  // kernel that caches or replays a result can never be paid for it, and one that skips work
+  // (every k-th launch, after some time) is caught in the act.
   std::optional<v1::TestOutcome> failure;
   SampleHooks hooks;
-  hooks.before = [&](size_t k) {
-    return sets[k].tensors.PoisonOutputs(*env_.utilities, env_.stream);
-  };
+  hooks.before = [&](size_t k) { return PrepareSample(i, sets[k]); };
   hooks.after = [&](size_t k, int64_t sample) -> absl::StatusOr<bool> {
     KJ_ASSIGN_OR_RETURN(failure, CompareOnDevice(shape, sets[k].tensors, sets[k].expected,
                                                  Cat("timed sample ", sample + 1, " (input set ",
                                                      k + 1, " of ", sets.size(), ")")));
     return !failure.has_value();
   };
-  KJ_ASSIGN_OR_RETURN(TimingResult timing,
-                      TimeRuns(runs, env_.stream, *env_.flusher, env_.timing, &hooks));
+  CandidateSamples samples(*process_, ids);
+  KJ_ASSIGN_OR_RETURN(TimingResult timing, TimeSamples(samples, env_.timing, &hooks));
   spdlog::info("{}: {} samples ({} throttled, {} checked, {} input sets), median {:.3f} us, "
                "stop: {}",
                shape.Label(), timing.summary.count, timing.throttled, timing.checked,
                timing.input_sets, timing.summary.median, StopReasonName(timing.reason));
   // Before the verdict of an aborted timing: an out-of-bounds write is the graver finding.
   for (size_t k = 0; k < sets.size(); ++k) {
-    KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(sets[k].tensors, *sets[k].plan),
+    KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(sets[k].tensors, sets[k].scratch),
                                    Cat("during the timed runs (input set ", k + 1, " of ",
                                        sets.size(), ")")));
   }
   if (timing.aborted) return FailTiming(shape, *std::move(failure));
   for (size_t k = 0; k < sets.size(); ++k) {
-    KJ_ASSIGN_OR_RETURN(std::vector<uint64_t> after,
-                        sets[k].tensors.InputChecksums(*env_.utilities, env_.stream));
-    if (after != sets[k].input_sums) {
+    KJ_ASSIGN_OR_RETURN(std::string modified,
+                        ModifiedInputs(shape, sets[k].tensors, sets[k].input_seed));
+    if (!modified.empty()) {
       v1::JobResult* result = out_.mutable_result();
       result->set_verdict(v1::INPUT_MODIFIED);
-      result->set_message(Cat("bench shape ", shape.Label(), ": the kernel wrote its input(s) "
-                              "during the timed runs (input set ", k + 1, ")."));
+      result->set_message(Cat("bench shape ", shape.Label(), ": the kernel wrote its input(s) ",
+                              modified, " during the timed runs (input set ", k + 1, ")."));
       return absl::OkStatus();
     }
   }
@@ -470,6 +509,7 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
   if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
   KJ_RETURN_IF_ERROR(RecheckAfterTiming(i, sets.front()));
   if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
+  for (size_t k = 1; k < sets.size(); ++k) KJ_RETURN_IF_ERROR(process_->Release(sets[k].id));
   sets.erase(sets.begin() + 1, sets.end());  // give the memory back before the baselines
   return MeasureBaselines(i, sets.front().tensors, floor_us);
 }
@@ -537,8 +577,8 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
                                 "input generation"));
   KJ_RETURN_IF_ERROR(AsInternal(RunReferenceInto(shape, set.tensors, set.expected),
                                 "reference on the bench shape"));
-  KJ_RETURN_IF_ERROR(set.plan->Launch(env_.stream, /*sync_each=*/true));
-  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(set.tensors, *set.plan),
+  KJ_RETURN_IF_ERROR(process_->Run(set.id, /*sync_each=*/true));
+  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(set.tensors, set.scratch),
                                  "in the re-check after timing (previous outputs left in place)"));
   KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> stale,
                       CompareOnDevice(shape, set.tensors, set.expected,
@@ -547,8 +587,8 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
   if (stale.has_value()) return FailTiming(shape, *std::move(stale));
   // The same inputs again with poisoned outputs: every element must be written on every run.
   KJ_RETURN_IF_ERROR(set.tensors.PoisonOutputs(*env_.utilities, env_.stream));
-  KJ_RETURN_IF_ERROR(set.plan->Launch(env_.stream, /*sync_each=*/true));
-  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(set.tensors, *set.plan),
+  KJ_RETURN_IF_ERROR(process_->Run(set.id, /*sync_each=*/true));
+  KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(set.tensors, set.scratch),
                                  "in the re-check after timing (poisoned outputs)"));
   KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> poisoned,
                       CompareOnDevice(shape, set.tensors, set.expected,

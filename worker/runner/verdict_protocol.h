@@ -53,6 +53,7 @@
 #include "absl/status/statusor.h"
 #include "kjudge/v1/runner.pb.h"
 #include "worker/runner/baseline_registry.h"
+#include "worker/runner/candidate_process.h"
 #include "worker/runner/ceilings.h"
 #include "worker/runner/cubin_cache.h"
 #include "worker/runner/cuda_module.h"
@@ -76,6 +77,8 @@ struct RunnerEnv {
   L2Flusher* flusher = nullptr;
   BaselineLibraries* libraries = nullptr;  // library baselines (baseline_registry.h)
   cudaStream_t stream = nullptr;
+  int device = 0;
+  CandidateLauncher* candidates = nullptr;  // a fresh candidate process per full job
   TimingOptions timing;
   std::string uncalibrated_reason;  // why timing.event_overhead_us is 0 ("" when calibrated)
 };
@@ -96,16 +99,24 @@ class VerdictProtocol {
   absl::Status LoadCandidate();
   absl::Status CheckCandidate();
   absl::Status CheckShape(size_t i, v1::Verdict* verdict);
+  // Shares `tensors` and `scratch` with the candidate as set `set` of shape i.
+  absl::Status BindSet(int set, bool bench, size_t i, const TensorSet& tensors,
+                       const ScratchSet& scratch);
+  // The inputs of `tensors` against a private copy regenerated from `seed`: the names of
+  // those that differ byte for byte ("" when none).
+  absl::StatusOr<std::string> ModifiedInputs(const Shape& shape, const TensorSet& tensors,
+                                             uint64_t seed);
   // RUNTIME_ERROR naming the buffer, side and bytes when a guard of `buffers` was modified.
   absl::Status CheckGuards(const std::vector<GuardedBuffer>& buffers, const std::string& when);
   absl::Status TimeBenchShapes();
   // One bench shape's input sets: inputs (generated on the GPU), the reference's outputs for
   // them in separate buffers, input checksums, and the candidate plan bound to them.
   struct BenchSet {
-    TensorSet tensors;
-    TensorSet expected;
-    std::optional<PlanExecutor> plan;
-    std::vector<uint64_t> input_sums;
+    int id = 0;          // the candidate's name for it
+    TensorSet tensors;   // shared with the candidate (inputs read-only there)
+    TensorSet expected;  // the judge's alone
+    ScratchSet scratch;  // shared with the candidate
+    uint64_t input_seed = 0;  // of the inputs it holds now
   };
   absl::StatusOr<int> InputSetsThatFit(const Shape& shape) const;
   absl::StatusOr<BenchSet> MakeBenchSet(size_t i, int k);
@@ -113,6 +124,9 @@ class VerdictProtocol {
   absl::Status MeasureBaselines(size_t i, TensorSet& tensors, double floor_us);
   absl::Status CheckBaselineOutputs(const Shape& shape, const TensorSet& tensors);
   absl::Status RecheckAfterTiming(size_t i, BenchSet& set);
+  // Fresh inputs for the next timed sample on `set`, the expected outputs for them, poisoned
+  // outputs.
+  absl::Status PrepareSample(size_t i, BenchSet& set);
   absl::Status RunReferenceInto(const Shape& shape, const TensorSet& inputs,
                                 const TensorSet& outputs);
   // nullopt when `actual` matches `expected`; else the failed outcome (detail names `when`).
@@ -135,12 +149,14 @@ class VerdictProtocol {
   v1::RunSpec run_;
   ProgressFn progress_;
   uint64_t seed_ = 0;
-  GuardPattern guards_{0};  // the job's guard bands (canary from seed_), set in Run()
+  GuardPattern guards_{0};  // the job's guard bands (canary: its own secret), set in Run()
+  uint64_t samples_drawn_ = 0;  // fresh inputs drawn for timed samples so far
   bool sticky_ = false;
   JobSetup setup_;
   CompileOutcome candidate_;
   CompileOutcome reference_;
-  std::optional<CudaModule> candidate_module_;
+  std::unique_ptr<CandidateProcess> process_;  // this job's candidate process
+  int next_set_ = 0;
   std::optional<CudaModule> reference_module_;
   std::vector<std::vector<std::vector<double>>> reference_outputs_;  // [shape][output][element]
   std::map<std::string, double> candidate_median_;                  // by shape label

@@ -1,0 +1,64 @@
+// kjudge-candidate: one process per job, started by the judge (kjudge-runner) ahead of time.
+// It loads the submitted cubin, maps the judge's buffers (inputs read-only), launches the plan
+// and times it, answering the judge over file descriptor 3 (proto/kjudge/v1/candidate.proto).
+// Its stdout and stderr belong to the submission (device printf lands there): the judge
+// captures and caps them and never reads them as protocol.
+//
+// Exit status: 0 when the judge closes the channel; 3 after a sticky CUDA error (replied
+// first); 1 when CUDA cannot be set up (replied first when possible); 2 for a bad command line.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "worker/candidate/candidate_session.h"
+#include "worker/runner/message_channel.h"
+#include "worker/runner/runner_error.h"
+
+namespace {
+
+constexpr int kChannelFd = 3;
+
+int Serve(int device) {
+  using kjudge::runner::MessageChannel;
+  MessageChannel channel{kjudge::runner::ScopedFd(kChannelFd)};
+  const auto forever = MessageChannel::Clock::now() + std::chrono::hours(24 * 365);
+  absl::StatusOr<std::unique_ptr<kjudge::candidate::CandidateSession>> session =
+      kjudge::candidate::CandidateSession::Create(device);
+  kjudge::v1::CandidateReply ready;
+  if (!session.ok()) {
+    const kjudge::runner::ErrorInfo info = kjudge::runner::DescribeError(session.status());
+    ready.set_verdict(kjudge::v1::INTERNAL_ERROR);
+    ready.set_message("candidate process: " + info.message);
+    (void)channel.Send(ready);
+    return 1;
+  }
+  ready.set_ready(true);
+  if (!channel.Send(ready).ok()) return 0;
+  while (true) {
+    kjudge::v1::CandidateRequest request;
+    std::vector<kjudge::runner::ScopedFd> fds;
+    if (!channel.Receive(&request, forever, &fds).ok()) return 0;  // the judge is done
+    const kjudge::v1::CandidateReply reply = (*session)->Handle(request, std::move(fds));
+    if (!channel.Send(reply).ok()) return 0;
+    if (reply.sticky()) std::_Exit(kjudge::runner::kStickyExitCode);  // skip CUDA teardown
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The judge that started us is our only reason to exist.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) return 0;
+  int device = 0;
+  CLI::App app{"kjudge-candidate: runs one job's submitted kernels for the judge (fd 3)"};
+  app.add_option("--device", device, "CUDA device index")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  return Serve(device);
+}

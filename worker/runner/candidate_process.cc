@@ -1,0 +1,277 @@
+#include "worker/runner/candidate_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "google/protobuf/repeated_ptr_field.h"
+#include "worker/runner/device_buffer.h"
+#include "worker/runner/runner_error.h"
+#include "worker/runner/str_util.h"
+
+extern char** environ;
+
+namespace kjudge::runner {
+namespace {
+
+constexpr int kChannelFd = 3;
+
+// What the child may inherit: the variables CUDA needs to find the driver, the libraries and
+// the same devices. Everything else (KJUDGE_API_KEY above all) stays behind.
+std::vector<std::string> ChildEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view v(*e);
+    if (v.starts_with("LD_LIBRARY_PATH=") || v.starts_with("CUDA_") ||
+        v.starts_with("NVIDIA_") || v.starts_with("PATH=")) {
+      env.emplace_back(v);
+    }
+  }
+  return env;
+}
+
+absl::Status SpawnError(std::string_view what, int err) {
+  return MakeRunnerError(v1::INTERNAL_ERROR,
+                         Cat("starting the candidate process: ", what, ": ", std::strerror(err)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CandidateProcess>> CandidateProcess::Spawn(
+    const std::string& path, int device, std::chrono::milliseconds timeout) {
+  if (access(path.c_str(), X_OK) != 0) {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           Cat("the candidate binary '", path, "' is not executable"));
+  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return SpawnError("socketpair", errno);
+  }
+  ScopedFd ours(sv[0]);
+  ScopedFd theirs(sv[1]);
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return SpawnError("pipe", errno);
+  ScopedFd out_read(out[0]);
+  ScopedFd out_write(out[1]);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_write.get(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out_write.get(), STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, theirs.get(), kChannelFd);
+  posix_spawn_file_actions_addclosefrom_np(&actions, kChannelFd + 1);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> args = {path, "--device", std::to_string(device)};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = ChildEnvironment();
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  const int err = posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (err != 0) return SpawnError("posix_spawn", err);
+  out_write.reset();
+  theirs.reset();
+  std::unique_ptr<CandidateProcess> p(
+      new CandidateProcess(pid, std::move(ours), std::move(out_read), timeout));
+  return p;
+}
+
+CandidateProcess::CandidateProcess(pid_t pid, ScopedFd channel, ScopedFd output,
+                                   std::chrono::milliseconds timeout)
+    : pid_(pid), channel_(std::move(channel)), timeout_(timeout) {
+  drainer_ = std::thread([this, fd = output.release()] { Drain(fd); });
+}
+
+CandidateProcess::~CandidateProcess() { (void)Finish(); }
+
+void CandidateProcess::Drain(int fd) {
+  ScopedFd owned(fd);
+  char chunk[16384];
+  while (true) {
+    const ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    std::lock_guard<std::mutex> lock(output_mu_);
+    const size_t room = kMaxCandidateOutput - output_.text.size();
+    const size_t take = std::min(room, static_cast<size_t>(n));
+    output_.text.append(chunk, take);
+    output_.cut += n - static_cast<ssize_t>(take);
+  }
+}
+
+absl::Status CandidateProcess::AwaitReady() {
+  if (ready_) return absl::OkStatus();
+  v1::CandidateReply reply;
+  absl::Status s = channel_.Receive(&reply, Clock::now() + std::chrono::seconds(60));
+  if (!s.ok()) return Died("starting up");
+  if (!reply.ready()) {
+    return MakeRunnerError(v1::INTERNAL_ERROR, Cat("candidate process: ", reply.message()));
+  }
+  ready_ = true;
+  return absl::OkStatus();
+}
+
+void CandidateProcess::Reap(std::chrono::milliseconds grace) {
+  const auto deadline = Clock::now() + grace;
+  while (!reaped_) {
+    const pid_t done = waitpid(pid_, &wait_status_, WNOHANG);
+    if (done == pid_ || (done < 0 && errno != EINTR)) {
+      reaped_ = true;
+      break;
+    }
+    if (Clock::now() >= deadline) {
+      kill(pid_, SIGKILL);
+      grace = std::chrono::milliseconds(0);
+      while (waitpid(pid_, &wait_status_, 0) < 0 && errno == EINTR) {
+      }
+      reaped_ = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+absl::Status CandidateProcess::Died(std::string_view what) {
+  Reap(std::chrono::milliseconds(2000));
+  std::string how = "ended";
+  if (WIFEXITED(wait_status_)) {
+    how = Cat("exited with status ", WEXITSTATUS(wait_status_));
+  } else if (WIFSIGNALED(wait_status_)) {
+    how = Cat("was killed by signal ", WTERMSIG(wait_status_), " (",
+              strsignal(WTERMSIG(wait_status_)), ")");
+  }
+  return MakeRunnerError(v1::RUNTIME_ERROR,
+                         Cat("the candidate process ", how, " while ", what));
+}
+
+absl::StatusOr<v1::CandidateReply> CandidateProcess::Call(const v1::CandidateRequest& request,
+                                                          const std::vector<int>& fds,
+                                                          std::string_view what) {
+  KJ_RETURN_IF_ERROR(AwaitReady());
+  if (reaped_) return Died(what);
+  if (!channel_.Send(request, fds).ok()) return Died(what);
+  v1::CandidateReply reply;
+  absl::Status s = channel_.Receive(&reply, Clock::now() + timeout_);
+  if (absl::IsDeadlineExceeded(s)) {
+    kill(pid_, SIGKILL);
+    Reap(std::chrono::milliseconds(5000));
+    return MakeRunnerError(
+        v1::TIMEOUT, Cat(what, ": no answer within ", timeout_.count() / 1000.0,
+                         " s (a kernel that never finishes?); the candidate process was killed"));
+  }
+  if (!s.ok()) return Died(what);
+  if (reply.verdict() != v1::VERDICT_UNSPECIFIED) {
+    if (reply.sticky()) Reap(std::chrono::milliseconds(5000));
+    return MakeRunnerError(reply.verdict(), reply.message(), reply.cuda_error(), false);
+  }
+  return reply;
+}
+
+absl::Status CandidateProcess::Load(const v1::RunSpec& run, const CompiledProgram& program) {
+  v1::CandidateRequest request;
+  v1::CandidateRequest::Load* load = request.mutable_load();
+  *load->mutable_run() = run;
+  load->mutable_run()->clear_seed();
+  load->mutable_run()->clear_reference_source();
+  load->mutable_run()->clear_cached_baselines();
+  load->set_cubin(program.cubin);
+  for (const auto& [expr, lowered] : program.lowered_names) {
+    (*load->mutable_lowered_names())[expr] = lowered;
+  }
+  return Call(request, {}, "loading the submission").status();
+}
+
+absl::Status CandidateProcess::Bind(int set, bool bench, int shape,
+                                    const std::vector<BindBuffer>& buffers) {
+  v1::CandidateRequest request;
+  v1::CandidateRequest::Bind* bind = request.mutable_bind();
+  bind->set_set(set);
+  bind->set_bench(bench);
+  bind->set_shape(shape);
+  std::vector<ScopedFd> owned;
+  std::vector<int> fds;
+  for (const BindBuffer& b : buffers) {
+    KJ_ASSIGN_OR_RETURN(int fd, b.buffer->Export());
+    owned.emplace_back(fd);
+    fds.push_back(fd);
+    v1::SharedBuffer* s = bind->add_buffers();
+    s->set_name(b.name);
+    s->set_alloc_bytes(b.buffer->alloc_bytes());
+    s->set_data_offset(b.buffer->data_offset());
+    s->set_read_only(b.read_only);
+  }
+  return Call(request, fds, "binding the buffers").status();
+}
+
+absl::Status CandidateProcess::Run(int set, bool sync_each) {
+  v1::CandidateRequest request;
+  request.mutable_run()->set_set(set);
+  request.mutable_run()->set_sync_each(sync_each);
+  return Call(request, {}, "running the plan").status();
+}
+
+absl::StatusOr<RawSample> CandidateProcess::Sample(int set) {
+  v1::CandidateRequest request;
+  request.mutable_sample()->set_set(set);
+  KJ_ASSIGN_OR_RETURN(v1::CandidateReply reply, Call(request, {}, "a timed sample"));
+  return RawSample{reply.elapsed_us(), reply.busy_after_stop()};
+}
+
+absl::Status CandidateProcess::Release(int set) {
+  v1::CandidateRequest request;
+  request.mutable_release()->set_set(set);
+  return Call(request, {}, "releasing buffers").status();
+}
+
+CandidateOutput CandidateProcess::Finish() {
+  if (!reaped_) {
+    // Closing the channel ends the child's loop; a child busy in a kernel is killed.
+    shutdown(channel_.fd(), SHUT_RDWR);
+    Reap(std::chrono::milliseconds(1000));
+  }
+  if (drainer_.joinable()) drainer_.join();
+  std::lock_guard<std::mutex> lock(output_mu_);
+  return std::exchange(output_, CandidateOutput{});
+}
+
+}  // namespace kjudge::runner
+
+namespace kjudge::runner {
+
+absl::StatusOr<std::unique_ptr<CandidateProcess>> CandidateLauncher::Take() {
+  if (next_ == nullptr) {
+    KJ_ASSIGN_OR_RETURN(next_, CandidateProcess::Spawn(path_, device_, timeout_));
+  }
+  std::unique_ptr<CandidateProcess> p = std::move(next_);
+  KJ_RETURN_IF_ERROR(p->AwaitReady());
+  return p;
+}
+
+void CandidateLauncher::Prestart() {
+  if (next_ != nullptr) return;
+  absl::StatusOr<std::unique_ptr<CandidateProcess>> p =
+      CandidateProcess::Spawn(path_, device_, timeout_);
+  if (p.ok()) next_ = *std::move(p);  // a failure shows again, with its reason, in Take()
+}
+
+}  // namespace kjudge::runner
