@@ -105,6 +105,9 @@ if ok and check == "mismatches":
 elif check.startswith("line="):
     L = check[5:]; hit = re.search(r"\(%s\)|:%s:|line %s\b" % (L, L, L), res.get("compile_log", "") + res.get("message", ""))
     ok = ok and bool(hit); notes.append(f"compile log {'names' if hit else 'does NOT name'} line {L}")
+elif check.startswith("absent="):
+    leak = check[7:]; hit = leak in text or leak in err
+    ok = ok and not hit; notes.append(f"output {'CONTAINS' if hit else 'does not contain'} {leak!r}")
 elif check.startswith("at="):
     loc = check[3:]
     if job is None and rc == 2 and "REJECTED" in allowed and loc in err:

@@ -4,8 +4,8 @@
 #
 #   dist/kjudge/tests/gpu/adversarial/run.sh OUT_DIR
 #
-# Checks manifest.tsv first (every case but the problems' example solutions expects a verdict
-# other than CORRECT), then runs ../run_suite.sh OUT_DIR tests/gpu/adversarial/manifest.tsv:
+# Checks manifest.tsv first (every case but the problems' example solutions and the
+# tests/gpu/unusual/ kernels run after a hostile case expects a verdict other than CORRECT), then runs ../run_suite.sh OUT_DIR tests/gpu/adversarial/manifest.tsv:
 # fresh server + one worker, each case submitted in order, its verdict compared with the
 # manifest (alternatives separated by '|'), a table printed last, non-zero exit on any failure.
 # The gtest binaries are skipped (KJUDGE_SUITE_GTESTS=1 runs them too); the other
@@ -23,8 +23,11 @@ bad=0
 cases=0
 while IFS=$'\t' read -r file problem expected what check; do
   [[ -z "$file" || "$file" == \#* || "$file" == file ]] && continue
-  if [[ "$file" == problems/*/solution.cu ]]; then
-    [[ "$expected" == CORRECT ]] || { echo "manifest: $file is an example solution but expects $expected" >&2; bad=1; }
+  if [[ "$file" == problems/*/solution.cu || "$file" == tests/gpu/unusual/*.cu ]]; then
+    # an example solution or an unusual-but-correct kernel, run after a hostile case to show
+    # that the next job is served cleanly
+    [[ "$expected" == CORRECT ]] || { echo "manifest: $file is a correct kernel but expects $expected" >&2; bad=1; }
+    [[ -f "$HERE/../../../$file" ]] || { echo "manifest: $file not found" >&2; bad=1; }
     continue
   fi
   cases=$((cases + 1))
