@@ -259,9 +259,15 @@ absl::Status VerdictProtocol::CheckCandidate() {
   for (size_t i = 0; i < n; ++i) {
     progress_(v1::STAGE_CHECKING, static_cast<int>(n + i), static_cast<int>(2 * n));
     v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
-    KJ_RETURN_IF_ERROR(WithContext(
-        CheckShape(i, &verdict),
-        Cat("candidate on test shape ", setup_.spec.test_shapes[i].Label())));
+    absl::Status checked = CheckShape(i, &verdict);
+    if (!checked.ok() && DescribeError(checked).cuda_error.find("IllegalAddress") !=
+                             std::string::npos) {
+      // Inputs are mapped read-only, so a kernel that writes one faults like any wild write.
+      // Which of the two it was is told by running it once more with writable inputs.
+      checked = DiagnoseFault(i, checked);
+    }
+    KJ_RETURN_IF_ERROR(
+        WithContext(checked, Cat("candidate on test shape ", setup_.spec.test_shapes[i].Label())));
     if (first_failure == v1::VERDICT_UNSPECIFIED) first_failure = verdict;
   }
   if (first_failure != v1::VERDICT_UNSPECIFIED) {
@@ -275,6 +281,42 @@ absl::Status VerdictProtocol::CheckCandidate() {
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault) {
+  const Shape& shape = setup_.spec.test_shapes[i];
+  const uint64_t seed = TrialSeed(seed_, kTestStream, i);
+  std::unique_ptr<CandidateProcess> faulted = std::move(process_);
+  (void)faulted->Finish();
+  absl::StatusOr<std::string> modified = [&]() -> absl::StatusOr<std::string> {
+    KJ_ASSIGN_OR_RETURN(process_, env_.candidates->Take());
+    KJ_RETURN_IF_ERROR(process_->Load(run_, candidate_.program));
+    KJ_ASSIGN_OR_RETURN(TensorSet tensors,
+                        TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device));
+    KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, seed, env_.stream));
+    KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
+    KJ_ASSIGN_OR_RETURN(ScratchSet scratch,
+                        ScratchSet::Allocate(setup_.candidate_plan, setup_.spec.BindingsFor(shape),
+                                             guards_, env_.device));
+    std::vector<BindBuffer> buffers;
+    for (const TensorSet::BufferView& b : tensors.Buffers()) {
+      buffers.push_back({b.name, b.buffer, /*read_only=*/false});
+    }
+    for (size_t k = 0; k < scratch.buffers.size(); ++k) {
+      buffers.push_back({scratch.names[k], &scratch.buffers[k], false});
+    }
+    const int set = next_set_++;
+    KJ_RETURN_IF_ERROR(process_->Bind(set, false, static_cast<int>(i), buffers));
+    KJ_RETURN_IF_ERROR(process_->Run(set, /*sync_each=*/true));
+    return ModifiedInputs(shape, tensors, seed);
+  }();
+  if (!modified.ok() || modified->empty()) return fault;  // a wild access, not an input write
+  const ErrorInfo info = DescribeError(fault);
+  return MakeRunnerError(v1::INPUT_MODIFIED,
+                         Cat("the kernel wrote its input(s) ", *modified,
+                             " (mapped read-only, the write faulted: ", info.message,
+                             "; run again with writable inputs, it changed them)"),
+                         info.cuda_error);
 }
 
 absl::Status VerdictProtocol::BindSet(int set, bool bench, size_t i, const TensorSet& tensors,

@@ -99,6 +99,10 @@ class VerdictProtocol {
   absl::Status LoadCandidate();
   absl::Status CheckCandidate();
   absl::Status CheckShape(size_t i, v1::Verdict* verdict);
+  // After the candidate faulted with an illegal address on test shape i: a fresh candidate
+  // runs it again with writable inputs; INPUT_MODIFIED naming them if they changed, else
+  // `fault` as it was.
+  absl::Status DiagnoseFault(size_t i, const absl::Status& fault);
   // Shares `tensors` and `scratch` with the candidate as set `set` of shape i.
   absl::Status BindSet(int set, bool bench, size_t i, const TensorSet& tensors,
                        const ScratchSet& scratch);

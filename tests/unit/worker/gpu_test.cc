@@ -1,4 +1,5 @@
 // Runner tests that need a GPU. Without one every test is skipped with a visible message.
+#include <filesystem>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -41,6 +42,19 @@ struct Env {
   std::optional<DeviceUtilities> utilities;
   std::optional<L2Flusher> flusher;
   std::optional<BaselineLibraries> libraries;
+  std::optional<CandidateLauncher> candidates;
+
+  // kjudge-candidate: $KJUDGE_CANDIDATE, else beside this test binary (the bundle's bin/),
+  // else beside the runner it was built with.
+  static std::string CandidatePath() {
+    if (const char* env = std::getenv("KJUDGE_CANDIDATE")) return env;
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec && std::filesystem::exists(self.parent_path() / "kjudge-candidate")) {
+      return (self.parent_path() / "kjudge-candidate").string();
+    }
+    return (std::filesystem::path(KJUDGE_RUNNER_PATH).parent_path() / "kjudge-candidate").string();
+  }
 
   static Env& Get() {
     static Env* env = [] {
@@ -50,6 +64,7 @@ struct Env {
       e->utilities.emplace(*DeviceUtilities::Create(e->gpu.info.arch(), e->cache));
       e->flusher.emplace(*L2Flusher::Create(static_cast<size_t>(e->gpu.props.l2CacheSize)));
       e->libraries.emplace(*BaselineLibraries::Create());
+      e->candidates.emplace(CandidatePath(), 0, std::chrono::milliseconds(15000));
       return e;
     }();
     return *env;
@@ -63,6 +78,7 @@ struct Env {
     r.flusher = &*flusher;
     r.libraries = &*libraries;
     r.stream = stream->get();
+    r.candidates = &*candidates;
     r.timing.criteria.time_budget_ms = 200;
     return r;
   }
