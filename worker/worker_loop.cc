@@ -23,7 +23,7 @@ std::chrono::system_clock::time_point In(std::chrono::milliseconds ms) {
 constexpr size_t kMaxCompileLogBytes = 64 << 10;
 constexpr size_t kShrunkTextBytes = 2 << 10;
 
-void CapText(std::string* text, size_t max_bytes, std::string_view what) {
+void CapText(std::string* text, size_t max_bytes, const char* what) {
   if (text->size() <= max_bytes) return;
   const size_t cut = text->size() - max_bytes;
   text->resize(max_bytes);

@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
+#include "worker/runner/str_util.h"
 
 namespace kjudge::compiler {
+
+using runner::Cat;
 namespace {
 
 using nlohmann::json;
@@ -24,7 +26,7 @@ absl::Status Get(const json& doc, const char* key, T* out) {
   try {
     *out = it->get<T>();
   } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("compile protocol field ", key, ": ", e.what()));
+    return absl::InvalidArgumentError(Cat("compile protocol field ", key, ": ", e.what()));
   }
   return absl::OkStatus();
 }
@@ -119,7 +121,7 @@ absl::StatusOr<uint64_t> ParseFrameHeader(std::string_view header, uint64_t max_
   uint64_t size = 0;
   for (int i = 0; i < 8; ++i) size |= uint64_t{static_cast<unsigned char>(header[i])} << (8 * i);
   if (size > max_payload) {
-    return absl::ResourceExhaustedError(absl::StrCat("compile protocol: frame of ", size,
+    return absl::ResourceExhaustedError(Cat("compile protocol: frame of ", size,
                                                      " bytes is over the cap of ", max_payload));
   }
   return size;
@@ -131,7 +133,7 @@ absl::Status WriteFrame(int fd, std::string_view payload) {
   while (done < data.size()) {
     const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return absl::UnavailableError(absl::StrCat("write: ", std::strerror(errno)));
+    if (n <= 0) return absl::UnavailableError(Cat("write: ", std::strerror(errno)));
     done += static_cast<size_t>(n);
   }
   return absl::OkStatus();
@@ -143,7 +145,7 @@ absl::Status ReadExactly(int fd, char* out, size_t size) {
   while (done < size) {
     const ssize_t n = ::read(fd, out + done, size - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::UnavailableError(absl::StrCat("read: ", std::strerror(errno)));
+    if (n < 0) return absl::UnavailableError(Cat("read: ", std::strerror(errno)));
     if (n == 0) return absl::UnavailableError("read: unexpected end of stream");
     done += static_cast<size_t>(n);
   }

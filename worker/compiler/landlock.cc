@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "absl/strings/str_cat.h"
+#include "worker/runner/str_util.h"
 
 // Debian 12's linux-libc-dev (6.1) knows Landlock ABI 1-2 only; the kernels we run on know
 // more. Everything newer is defined here with the values of the upstream uapi header, so the
@@ -36,6 +36,8 @@
 #endif
 
 namespace kjudge::compiler {
+
+using runner::Cat;
 namespace {
 
 // The ruleset attribute of ABI 6+ (handled_access_fs, handled_access_net, scoped). Older
@@ -78,7 +80,7 @@ class Fd {
 };
 
 absl::Status Errno(std::string_view what) {
-  return absl::InternalError(absl::StrCat("landlock: ", what, ": ", std::strerror(errno)));
+  return absl::InternalError(Cat("landlock: ", what, ": ", std::strerror(errno)));
 }
 
 }  // namespace
@@ -112,10 +114,10 @@ absl::Status RestrictToReadOnlyDirs(const std::vector<std::string>& dirs) {
   const uint64_t read_only = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
   for (const std::string& dir : dirs) {
     const Fd parent(::open(dir.c_str(), O_PATH | O_CLOEXEC | O_DIRECTORY));
-    if (parent.get() < 0) return Errno(absl::StrCat("open(", dir, ")"));
+    if (parent.get() < 0) return Errno(Cat("open(", dir, ")"));
     PathBeneathAttr rule{read_only, parent.get()};
     if (::syscall(SYS_landlock_add_rule, ruleset.get(), kLandlockRulePathBeneath, &rule, 0) != 0) {
-      return Errno(absl::StrCat("landlock_add_rule(", dir, ")"));
+      return Errno(Cat("landlock_add_rule(", dir, ")"));
     }
   }
   if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0) {

@@ -1,8 +1,10 @@
 #include "worker/compiler/log_cap.h"
 
-#include "absl/strings/str_cat.h"
+#include "worker/runner/str_util.h"
 
 namespace kjudge::compiler {
+
+using runner::Cat;
 
 CappedLog CapLog(std::string log, size_t max_bytes) {
   CappedLog out;
@@ -17,7 +19,7 @@ CappedLog CapLog(std::string log, size_t max_bytes) {
   if (newline != std::string::npos && newline >= keep / 2) keep = newline;
   out.bytes_cut = log.size() - keep;
   log.resize(keep);
-  out.log = absl::StrCat(log, "\n[kjudge: ", out.bytes_cut, " bytes of compiler log cut]");
+  out.log = Cat(log, "\n[kjudge: ", out.bytes_cut, " bytes of compiler log cut]");
   return out;
 }
 

@@ -9,20 +9,23 @@
 #include <csignal>
 #include <cstring>
 
-#include "absl/strings/str_cat.h"
+#include "worker/runner/str_util.h"
 #include "worker/compiler/landlock.h"
 #include "worker/compiler/seccomp_filter.h"
 
 namespace kjudge::compiler {
+
+using runner::Append;
+using runner::Cat;
 namespace {
 
 absl::Status Errno(std::string_view what) {
-  return absl::InternalError(absl::StrCat("sandbox: ", what, ": ", std::strerror(errno)));
+  return absl::InternalError(Cat("sandbox: ", what, ": ", std::strerror(errno)));
 }
 
 absl::Status SetLimit(int resource, rlim_t soft, rlim_t hard, std::string_view name) {
   const rlimit limit{soft, hard};
-  if (::setrlimit(resource, &limit) != 0) return Errno(absl::StrCat("setrlimit(", name, ")"));
+  if (::setrlimit(resource, &limit) != 0) return Errno(Cat("setrlimit(", name, ")"));
   return absl::OkStatus();
 }
 
@@ -60,14 +63,14 @@ absl::Status DropPrivileges(const SandboxOptions& options) {
 
 absl::StatusOr<std::string> EnterSandbox(const SandboxOptions& options) {
   if (absl::Status s = ApplyRlimits(options); !s.ok()) return s;
-  std::string description = absl::StrCat("rlimits (AS ", options.memory_bytes >> 20, " MiB, CPU ",
+  std::string description = Cat("rlimits (AS ", options.memory_bytes >> 20, " MiB, CPU ",
                                          options.cpu_seconds, " s)");
   if (options.warm_up) {
     if (absl::Status s = options.warm_up(); !s.ok()) return s;
   }
   if (::geteuid() == 0) {
     if (absl::Status s = DropPrivileges(options); !s.ok()) return s;
-    absl::StrAppend(&description, ", uid ", options.uid);
+    Append(&description, ", uid ", options.uid);
   }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return Errno("PR_SET_NO_NEW_PRIVS");
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return Errno("PR_SET_DUMPABLE");
@@ -76,20 +79,20 @@ absl::StatusOr<std::string> EnterSandbox(const SandboxOptions& options) {
   absl::Status landlock = RestrictToReadOnlyDirs(options.read_dirs);
   if (!landlock.ok()) {
     if (!options.allow_unsandboxed) {
-      return absl::FailedPreconditionError(absl::StrCat(
+      return absl::FailedPreconditionError(Cat(
           "refusing to compile untrusted code without a filesystem sandbox: ", landlock.message(),
           " (kjudge-compiler --allow-unsandboxed accepts that risk)"));
     }
-    absl::StrAppend(&description, ", UNSANDBOXED filesystem (", landlock.message(), ")");
+    Append(&description, ", UNSANDBOXED filesystem (", landlock.message(), ")");
   } else {
-    absl::StrAppend(&description, ", landlock abi ", abi);
+    Append(&description, ", landlock abi ", abi);
   }
   absl::Status seccomp = InstallSeccompFilter();
   if (!seccomp.ok()) {
     if (!options.allow_unsandboxed) return seccomp;
-    absl::StrAppend(&description, ", no seccomp (", seccomp.message(), ")");
+    Append(&description, ", no seccomp (", seccomp.message(), ")");
   } else {
-    absl::StrAppend(&description, ", seccomp");
+    Append(&description, ", seccomp");
   }
   return description;
 }

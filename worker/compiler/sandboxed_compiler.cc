@@ -18,12 +18,14 @@
 
 #include <spdlog/spdlog.h>
 
-#include "absl/strings/str_cat.h"
+#include "worker/runner/str_util.h"
 #include "worker/compiler/compile_protocol.h"
 #include "worker/compiler/unique_fd.h"
 #include "worker/runner/runner_error.h"
 
 namespace kjudge::compiler {
+
+using runner::Cat;
 namespace {
 
 namespace fs = std::filesystem;
@@ -32,11 +34,11 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kBinaryName = "kjudge-compiler";
 
 absl::Status Internal(std::string_view message) {
-  return runner::MakeRunnerError(v1::INTERNAL_ERROR, absl::StrCat("compiler sandbox: ", message));
+  return runner::MakeRunnerError(v1::INTERNAL_ERROR, Cat("compiler sandbox: ", message));
 }
 
 absl::Status Errno(std::string_view what) {
-  return Internal(absl::StrCat(what, ": ", std::strerror(errno)));
+  return Internal(Cat(what, ": ", std::strerror(errno)));
 }
 
 bool IsExecutableFile(const std::string& path) {
@@ -147,7 +149,7 @@ class FileActions {
 std::vector<std::string> ChildEnvironment() {
   std::vector<std::string> env;
   for (const char* name : {"LD_LIBRARY_PATH", "CUDA_HOME"}) {
-    if (const char* value = std::getenv(name); value != nullptr) env.push_back(absl::StrCat(name, "=", value));
+    if (const char* value = std::getenv(name); value != nullptr) env.push_back(Cat(name, "=", value));
   }
   return env;
 }
@@ -160,7 +162,7 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary, const std::vector<std::st
   if (rc == 0) rc = posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
   if (rc == 0) rc = posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
   if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(actions.get(), 4);
-  if (rc != 0) return Internal(absl::StrCat("posix_spawn_file_actions: ", std::strerror(rc)));
+  if (rc != 0) return Internal(Cat("posix_spawn_file_actions: ", std::strerror(rc)));
 
   std::vector<std::string> argv_storage = {binary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
@@ -174,7 +176,7 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary, const std::vector<std::st
 
   pid_t pid = -1;
   rc = posix_spawn(&pid, binary.c_str(), actions.get(), nullptr, argv.data(), envp.data());
-  if (rc != 0) return Internal(absl::StrCat("posix_spawn(", binary, "): ", std::strerror(rc)));
+  if (rc != 0) return Internal(Cat("posix_spawn(", binary, "): ", std::strerror(rc)));
   return pid;
 }
 
@@ -192,12 +194,12 @@ runner::CompileOutcome LimitOutcome(std::string_view limit, uint64_t amount) {
 }  // namespace
 
 std::string LimitMessage(std::string_view limit, uint64_t amount) {
-  if (limit == kLimitMemory) return absl::StrCat("compile aborted: memory limit (", amount, " MiB) exceeded");
-  if (limit == kLimitCpu) return absl::StrCat("compile aborted: CPU time limit (", amount, " s) exceeded");
-  if (limit == kLimitTime) return absl::StrCat("compile aborted: time limit (", amount, " s) exceeded");
-  if (limit == kLimitCubin) return absl::StrCat("compile aborted: cubin size limit (", amount, " bytes) exceeded");
-  if (limit == kLimitSource) return absl::StrCat("source size limit (", amount, " bytes) exceeded");
-  return absl::StrCat("compile aborted: ", limit, " limit exceeded");
+  if (limit == kLimitMemory) return Cat("compile aborted: memory limit (", amount, " MiB) exceeded");
+  if (limit == kLimitCpu) return Cat("compile aborted: CPU time limit (", amount, " s) exceeded");
+  if (limit == kLimitTime) return Cat("compile aborted: time limit (", amount, " s) exceeded");
+  if (limit == kLimitCubin) return Cat("compile aborted: cubin size limit (", amount, " bytes) exceeded");
+  if (limit == kLimitSource) return Cat("source size limit (", amount, " bytes) exceeded");
+  return Cat("compile aborted: ", limit, " limit exceeded");
 }
 
 std::vector<std::string> DefaultReadDirs() {
@@ -215,7 +217,7 @@ std::vector<std::string> DefaultReadDirs() {
 absl::StatusOr<std::string> FindCompilerBinary(const std::string& explicit_path) {
   if (!explicit_path.empty()) {
     if (IsExecutableFile(explicit_path)) return explicit_path;
-    return absl::NotFoundError(absl::StrCat("compiler binary ", explicit_path, " is not an executable file"));
+    return absl::NotFoundError(Cat("compiler binary ", explicit_path, " is not an executable file"));
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
@@ -223,7 +225,7 @@ absl::StatusOr<std::string> FindCompilerBinary(const std::string& explicit_path)
   if (IsExecutableFile(beside)) return beside;
   const char* env = std::getenv("KJUDGE_COMPILER");
   if (env != nullptr && IsExecutableFile(env)) return std::string(env);
-  return absl::NotFoundError(absl::StrCat("no ", kBinaryName, " found (looked beside ",
+  return absl::NotFoundError(Cat("no ", kBinaryName, " found (looked beside ",
                                           self.string(), " and at $KJUDGE_COMPILER=",
                                           env == nullptr ? "(unset)" : env, ")"));
 }
@@ -236,15 +238,15 @@ SandboxedCompiler::SandboxedCompiler(SandboxedCompilerOptions options)
 std::vector<std::string> SandboxedCompiler::Arguments() const {
   const CompilerLimits& l = options_.limits;
   std::vector<std::string> args = {
-      "--memory-mib", absl::StrCat(l.memory_mib), "--cpu-seconds", absl::StrCat(l.cpu_seconds),
-      "--log-bytes", absl::StrCat(l.log_bytes), "--cubin-bytes", absl::StrCat(l.cubin_bytes),
-      "--source-bytes", absl::StrCat(l.source_bytes)};
+      "--memory-mib", Cat(l.memory_mib), "--cpu-seconds", Cat(l.cpu_seconds),
+      "--log-bytes", Cat(l.log_bytes), "--cubin-bytes", Cat(l.cubin_bytes),
+      "--source-bytes", Cat(l.source_bytes)};
   for (const std::string& dir : options_.read_dirs) {
     args.push_back("--read-dir");
     args.push_back(dir);
   }
-  if (options_.uid) args.insert(args.end(), {"--uid", absl::StrCat(*options_.uid)});
-  if (options_.gid) args.insert(args.end(), {"--gid", absl::StrCat(*options_.gid)});
+  if (options_.uid) args.insert(args.end(), {"--uid", Cat(*options_.uid)});
+  if (options_.gid) args.insert(args.end(), {"--gid", Cat(*options_.gid)});
   if (options_.allow_unsandboxed) args.emplace_back("--allow-unsandboxed");
   return args;
 }
@@ -257,7 +259,7 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
     return LimitOutcome(kLimitSource, limits.source_bytes);
   }
   absl::StatusOr<std::string> binary = FindCompilerBinary(options_.compiler_path);
-  if (!binary.ok()) return Internal(binary.status().message());
+  if (!binary.ok()) return Internal(runner::Sv(binary.status().message()));
 
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return Errno("socketpair");
@@ -310,11 +312,11 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
       // allocation past RLIMIT_AS that was not checked.
       outcome = LimitOutcome(kLimitMemory, limits.memory_mib);
     } else if (!size.ok() && io == Io::kOk) {
-      return Internal(size.status().message());
+      return Internal(runner::Sv(size.status().message()));
     } else {
-      return Internal(absl::StrCat(kBinaryName, " ended without a response (",
-                                   sig != 0 ? absl::StrCat("signal ", sig)
-                                            : absl::StrCat("exit status ", WEXITSTATUS(exit.status)),
+      return Internal(Cat(kBinaryName, " ended without a response (",
+                                   sig != 0 ? Cat("signal ", sig)
+                                            : Cat("exit status ", WEXITSTATUS(exit.status)),
                                    ", peak RSS ", peak_rss_kib >> 10, " MiB)"));
     }
     outcome.peak_rss_kib = peak_rss_kib;
@@ -323,7 +325,7 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
   }
 
   absl::StatusOr<ProtocolResponse> response = DecodeResponse(frame);
-  if (!response.ok()) return Internal(response.status().message());
+  if (!response.ok()) return Internal(runner::Sv(response.status().message()));
   if (response->internal_error) return Internal(response->message);
   runner::CompileOutcome outcome;
   outcome.success = response->success;
@@ -341,7 +343,7 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
   if (outcome.success && outcome.program.lowered_names.size() != request.name_expressions.size()) {
     for (const std::string& expr : request.name_expressions) {
       if (outcome.program.lowered_names.count(expr) == 0) {
-        return Internal(absl::StrCat("the response lacks the lowered name of ", expr));
+        return Internal(Cat("the response lacks the lowered name of ", expr));
       }
     }
   }

@@ -8,9 +8,11 @@
 #include <cstring>
 #include <memory>
 
-#include "absl/strings/str_cat.h"
+#include "worker/runner/str_util.h"
 
 namespace kjudge::compiler {
+
+using runner::Cat;
 namespace {
 
 struct ContextDeleter {
@@ -20,7 +22,7 @@ using Context = std::unique_ptr<void, ContextDeleter>;
 
 absl::Status Check(int rc, std::string_view what) {
   if (rc == 0) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat("seccomp: ", what, ": ", std::strerror(-rc)));
+  return absl::InternalError(Cat("seccomp: ", what, ": ", std::strerror(-rc)));
 }
 
 constexpr uint64_t kNamespaceFlags = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
