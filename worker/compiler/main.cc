@@ -125,8 +125,8 @@ ProtocolResponse Compile(const Flags& flags, const ProtocolRequest& request) {
   compile.program_name = request.program_name;
   compile.arch = request.arch;
   compile.name_expressions = request.name_expressions;
-  compile.extra_include_dirs = request.include_dirs;
-  absl::StatusOr<runner::CompileOutcome> outcome = runner::CompileWithNvrtc(compile);
+  absl::StatusOr<runner::CompileOutcome> outcome =
+      runner::CompileWithNvrtc(compile, request.include_dirs);
   if (!outcome.ok()) {
     const std::string text(outcome.status().message());
     if (text.find("OUT_OF_MEMORY") != std::string::npos) {

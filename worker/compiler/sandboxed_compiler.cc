@@ -167,10 +167,12 @@ absl::StatusOr<pid_t> Spawn(const std::string& binary, const std::vector<std::st
   std::vector<std::string> argv_storage = {binary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_storage.size() + 1);
   for (std::string& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env_storage = ChildEnvironment();
   std::vector<char*> envp;
+  envp.reserve(env_storage.size() + 1);
   for (std::string& e : env_storage) envp.push_back(e.data());
   envp.push_back(nullptr);
 
@@ -233,6 +235,8 @@ absl::StatusOr<std::string> FindCompilerBinary(const std::string& explicit_path)
 SandboxedCompiler::SandboxedCompiler(SandboxedCompilerOptions options)
     : options_(std::move(options)) {
   if (options_.read_dirs.empty()) options_.read_dirs = DefaultReadDirs();
+  options_.read_dirs.insert(options_.read_dirs.end(), options_.include_dirs.begin(),
+                            options_.include_dirs.end());
 }
 
 std::vector<std::string> SandboxedCompiler::Arguments() const {
@@ -277,7 +281,7 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
   wire.program_name = request.program_name;
   wire.arch = request.arch;
   wire.name_expressions = request.name_expressions;
-  wire.include_dirs = request.extra_include_dirs;
+  wire.include_dirs = options_.include_dirs;
   const std::string payload = EncodeRequest(wire);
   Io io = SendAll(parent_end.get(), FrameHeader(payload.size()) + payload, deadline);
 

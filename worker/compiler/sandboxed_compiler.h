@@ -48,8 +48,11 @@ struct CompilerLimits {
 struct SandboxedCompilerOptions {
   std::string compiler_path;  // "": FindCompilerBinary("")
   CompilerLimits limits;
-  // Dirs the compiler may read (its Landlock rules); empty: DefaultReadDirs(). Extra include
-  // dirs of a request are readable only when listed here.
+  // --include-path dirs after CUDA's, e.g. kjudge's own headers; also readable (Landlock).
+  // Part of the cubin cache key.
+  std::vector<std::string> include_dirs;
+  // Dirs the compiler may read (its Landlock rules): read_dirs (empty: DefaultReadDirs())
+  // plus include_dirs.
   std::vector<std::string> read_dirs;
   std::optional<uid_t> uid;   // the uid to drop to when run as root; default nobody (65534)
   std::optional<gid_t> gid;

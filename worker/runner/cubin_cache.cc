@@ -133,8 +133,9 @@ const compiler::SandboxedCompiler& CubinCache::sandboxed_compiler() const {
 absl::StatusOr<CompileOutcome> CompileCached(const CompileRequest& request,
                                              const CubinCache& cache) {
   const auto start = std::chrono::steady_clock::now();
+  const compiler::SandboxedCompiler& sandboxed = cache.sandboxed_compiler();
   const std::string key = CubinCache::Key(request.source,
-                                          NvrtcOptions(request.arch, request.extra_include_dirs),
+                                          NvrtcOptions(request.arch, sandboxed.options().include_dirs),
                                           request.arch, NvrtcVersionString(),
                                           request.name_expressions);
   if (std::optional<CompiledProgram> hit = cache.Lookup(key)) {
@@ -152,7 +153,7 @@ absl::StatusOr<CompileOutcome> CompileCached(const CompileRequest& request,
       return outcome;
     }
   }
-  absl::StatusOr<CompileOutcome> outcome = cache.sandboxed_compiler().Compile(request);
+  absl::StatusOr<CompileOutcome> outcome = sandboxed.Compile(request);
   if (outcome.ok() && outcome->success) cache.Store(key, outcome->program);
   return outcome;
 }

@@ -9,7 +9,7 @@
 // is just a miss and is overwritten by the next Store(). A disabled cache (empty dir) always
 // misses and stores nothing. Store() failures are logged and ignored (the cache is an
 // optimisation). Safe across processes (atomic rename); not thread-safe within one.
-// The options part of the key includes the extra include dirs of a request.
+// The options part of the key includes the compiler's extra include dirs.
 #pragma once
 
 #include <memory>

@@ -117,7 +117,8 @@ std::string NvrtcVersionString() {
   return Cat(major, ".", minor);
 }
 
-absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request) {
+absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
+                                                const std::vector<std::string>& extra_include_dirs) {
   const auto start = std::chrono::steady_clock::now();
   nvrtcProgram raw = nullptr;
   KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcCreateProgram(&raw, request.source.c_str(),
@@ -129,7 +130,7 @@ absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request) {
     KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcAddNameExpression(prog.get(), expr.c_str()),
                                    Cat("nvrtcAddNameExpression(", expr, ")")));
   }
-  const std::vector<std::string> options = NvrtcOptions(request.arch, request.extra_include_dirs);
+  const std::vector<std::string> options = NvrtcOptions(request.arch, extra_include_dirs);
   std::vector<const char*> argv;
   argv.reserve(options.size());
   for (const std::string& o : options) argv.push_back(o.c_str());

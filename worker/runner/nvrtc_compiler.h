@@ -26,9 +26,6 @@ struct CompileRequest {
   std::string program_name = "solution.cu";  // appears in the log's line references
   std::string arch = "sm_90a";
   std::vector<std::string> name_expressions;  // e.g. "relu", "row_finish<256>"
-  // More --include-path dirs after CUDA's (e.g. kjudge's own headers). A sandboxed compile
-  // can read them only when the sandbox was told to allow them (sandboxed_compiler.h).
-  std::vector<std::string> extra_include_dirs;
 };
 
 struct CompiledProgram {
@@ -60,6 +57,9 @@ std::string CudaIncludeDir();
 // "13.0".
 std::string NvrtcVersionString();
 
-absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request);
+// extra_include_dirs: more --include-path dirs after CUDA's (e.g. kjudge's own headers; a
+// sandboxed compile passes those of its SandboxedCompilerOptions).
+absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
+                                                const std::vector<std::string>& extra_include_dirs = {});
 
 }  // namespace kjudge::runner

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -262,6 +263,37 @@ TEST(SandboxedCompiler, MissingBinaryIsAnInternalError) {
   options.compiler_path = "/nonexistent/kjudge-compiler";
   absl::StatusOr<CompileOutcome> o = SandboxedCompiler(options).Compile(Request("x"));
   EXPECT_FALSE(o.ok());
+}
+
+// Not a pass/fail number: prints what the process per compile costs (spawn, warm-up compile,
+// sandbox) over an in-process compile of the same small kernel.
+TEST(SandboxedCompiler, ReportsTheOverheadOverInProcessNvrtc) {
+  const CompileRequest request = Request(
+      "#include <cuda_runtime.h>\n__global__ void relu(float* x) { x[threadIdx.x] = fmaxf(x[threadIdx.x], 0.f); }\n",
+      {"relu"});
+  const SandboxedCompiler compiler(Options());
+  auto median_ms = [](auto&& compile) {
+    std::vector<double> ms;
+    for (int i = 0; i < 5; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      EXPECT_TRUE(compile());
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  const double direct = median_ms([&] {
+    absl::StatusOr<CompileOutcome> o = runner::CompileWithNvrtc(request);
+    return o.ok() && o->success;
+  });
+  int64_t peak_kib = 0;
+  const double sandboxed = median_ms([&] {
+    absl::StatusOr<CompileOutcome> o = compiler.Compile(request);
+    if (o.ok()) peak_kib = o->peak_rss_kib;
+    return o.ok() && o->success;
+  });
+  std::printf("small kernel: in-process %.0f ms, sandboxed %.0f ms (+%.0f ms), compiler peak RSS %lld MiB\n",
+              direct, sandboxed, sandboxed - direct, static_cast<long long>(peak_kib >> 10));
 }
 
 TEST(Landlock, ThisKernelHasIt) { EXPECT_GE(LandlockAbi(), 1); }
