@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bash deploy/install-deps.sh
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_BUILD_TESTS=OFF -DKJUDGE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" --target kjudge-server kjudge-worker kjudge-runner kjudge
+cmake --build "$BUILD" -j"$(nproc)" --target kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge
 
 work=$(mktemp -d /tmp/kjudge-demo.XXXXXX)
 port=${KJUDGE_PORT:-50051}

@@ -4,7 +4,8 @@
 #   deploy/pack.sh [BUILD_DIR] [OUT_DIR]      defaults: build, dist/kjudge (under the repo root)
 #
 # OUT_DIR gets:
-#   bin/       kjudge-server, kjudge-worker, kjudge-runner, kjudge and any test_* binaries found
+#   bin/       kjudge-server, kjudge-worker, kjudge-runner, kjudge-compiler (beside the runner,
+#              which starts it per compile), kjudge and any test_* binaries found
 #              in BUILD_DIR/bin (copies, debug info stripped)
 #   lib/       every shared library ldd lists for those binaries, except glibc's own (libc,
 #              libm, libpthread, libdl, librt, libutil, libresolv, ld-linux, ...) and CUDA's
@@ -28,7 +29,7 @@ die() { echo "pack.sh: $*" >&2; exit 1; }
 [[ -d "$BUILD/bin" ]] || die "no $BUILD/bin: build first (cmake --build $BUILD)"
 BUILD="$(cd "$BUILD" && pwd)"
 
-REQUIRED=(kjudge-server kjudge-worker kjudge-runner kjudge)
+REQUIRED=(kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge)
 missing=()
 for b in "${REQUIRED[@]}"; do [[ -x "$BUILD/bin/$b" ]] || missing+=("$b"); done
 ((${#missing[@]} == 0)) || die "missing in $BUILD/bin: ${missing[*]}"

@@ -17,6 +17,59 @@ std::chrono::system_clock::time_point In(std::chrono::milliseconds ms) {
   return std::chrono::system_clock::now() + ms;
 }
 
+// The server takes messages up to 16 MiB. A compile log is capped by kjudge-compiler already;
+// capping again here keeps an older or misbehaving runner from producing a result the server
+// can never accept (the worker would retry it forever and every worker would wedge in turn).
+constexpr size_t kMaxCompileLogBytes = 64 << 10;
+constexpr size_t kShrunkTextBytes = 2 << 10;
+
+void CapText(std::string* text, size_t max_bytes, const char* what) {
+  if (text->size() <= max_bytes) return;
+  const size_t cut = text->size() - max_bytes;
+  text->resize(max_bytes);
+  absl::StrAppend(text, "\n[kjudge: ", cut, " bytes of ", what, " cut]");
+}
+
+// How much of a result survives, by how often the server refused it as too large or invalid:
+// 0 the whole result (compile log capped), 1 every text capped and mismatch lists dropped,
+// 2 an INTERNAL_ERROR saying so. Past that the worker gives the result up (the lease expires).
+bool ShrinkResult(int level, const grpc::Status& refusal, v1::CompleteJobRequest* request) {
+  v1::JobResult* result = request->mutable_result();
+  CapText(result->mutable_compile_log(), kMaxCompileLogBytes, "compiler log");
+  if (level == 0) return true;
+  if (level == 1) {
+    CapText(result->mutable_compile_log(), kShrunkTextBytes, "compiler log");
+    CapText(result->mutable_message(), kShrunkTextBytes, "message");
+    CapText(result->mutable_cuda_error(), kShrunkTextBytes, "CUDA error");
+    for (v1::TestOutcome& test : *result->mutable_tests()) {
+      test.clear_first_mismatches();
+      CapText(test.mutable_detail(), kShrunkTextBytes, "detail");
+    }
+    for (std::string& flag : *result->mutable_flags()) CapText(&flag, 256, "flag");
+    return true;
+  }
+  if (level == 2) {
+    v1::JobResult replacement;
+    replacement.set_verdict(v1::INTERNAL_ERROR);
+    std::string why = refusal.error_message();
+    CapText(&why, 256, "error");
+    replacement.set_message(absl::StrCat("the worker could not post the result (", result->ByteSizeLong(),
+                                         " bytes; server said: ", why, ")"));
+    replacement.set_seed(result->seed());
+    replacement.set_gpu(result->gpu());
+    *result = std::move(replacement);
+    request->clear_new_baselines();
+    return true;
+  }
+  return false;
+}
+
+// The server refused this result as such (too large, malformed): sending it again cannot help.
+bool RefusesResult(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
+         status.error_code() == grpc::StatusCode::INVALID_ARGUMENT;
+}
+
 void Backoff(int attempt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(std::min(200 * (1 << std::min(attempt, 4)), 3000)));
 }
@@ -83,6 +136,8 @@ void WorkerLoop::Report(const std::string& job_id, const v1::RunnerProgress& pro
 
 void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
                           const std::atomic<int>& stop_requests) {
+  int shrink_level = 0;
+  grpc::Status refusal;
   for (int attempt = 0;; ++attempt) {
     grpc::ClientContext context;
     Prepare(&context, std::chrono::seconds(10));
@@ -100,13 +155,26 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
       request.set_job_id(job_id);
       *request.mutable_result() = outcome.result.result();
       *request.mutable_new_baselines() = outcome.result.new_baselines();
+      if (!ShrinkResult(shrink_level, refusal, &request)) {
+        spdlog::error("job {}: the server refuses even a minimal result ({}); giving it up",
+                      job_id, refusal.error_message());
+        return;
+      }
       v1::CompleteJobResponse response;
       status = stub_->CompleteJob(&context, request, &response);
       if (status.ok() && !response.accepted()) {
         spdlog::warn("job {}: the server refused the result (the lease had expired)", job_id);
       }
+      if (RefusesResult(status)) {
+        spdlog::warn("job {}: the server refused a result of {} bytes ({}); shrinking it", job_id,
+                     request.ByteSizeLong(), status.error_message());
+        refusal = status;
+        ++shrink_level;
+        continue;
+      }
     }
     if (status.ok() || status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) return;
+    if (RefusesResult(status)) return;  // a hand-back the server refuses: resending cannot help
     // The server is down or restarting: keep the result and try again, unless told to quit
     // twice (then the lease expires on the server and the job is run again).
     if (stop_requests.load() >= 2) return;

@@ -4,6 +4,10 @@
 // Contract:
 //  * The server may be down or restart at any time: every call is retried with backoff, and a
 //    finished result is kept and re-sent until the server takes it (or says the lease is gone).
+//  * A result the server refuses as such (RESOURCE_EXHAUSTED: over its message limit;
+//    INVALID_ARGUMENT) is never re-sent unchanged: the compile log is always capped at 64 KiB,
+//    then every text is capped and mismatch lists dropped, then an INTERNAL_ERROR saying so is
+//    posted instead; past that the result is given up (the lease expires). No retry loop.
 //  * A worker unknown to the server (its database was replaced) registers again.
 //  * The first stop request drains: the job in hand is finished, no new job is leased. The
 //    second hands the job in hand back to the queue and returns at once.

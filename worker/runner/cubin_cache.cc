@@ -121,10 +121,21 @@ void CubinCache::Store(const std::string& key, const CompiledProgram& program) c
   }
 }
 
+const compiler::SandboxedCompiler& DefaultSandboxedCompiler() {
+  static const compiler::SandboxedCompiler* const kDefault = new compiler::SandboxedCompiler();
+  return *kDefault;
+}
+
+const compiler::SandboxedCompiler& CubinCache::sandboxed_compiler() const {
+  return compiler_ != nullptr ? *compiler_ : DefaultSandboxedCompiler();
+}
+
 absl::StatusOr<CompileOutcome> CompileCached(const CompileRequest& request,
                                              const CubinCache& cache) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string key = CubinCache::Key(request.source, NvrtcOptions(request.arch),
+  const compiler::SandboxedCompiler& sandboxed = cache.sandboxed_compiler();
+  const std::string key = CubinCache::Key(request.source,
+                                          NvrtcOptions(request.arch, sandboxed.options().include_dirs),
                                           request.arch, NvrtcVersionString(),
                                           request.name_expressions);
   if (std::optional<CompiledProgram> hit = cache.Lookup(key)) {
@@ -142,7 +153,7 @@ absl::StatusOr<CompileOutcome> CompileCached(const CompileRequest& request,
       return outcome;
     }
   }
-  absl::StatusOr<CompileOutcome> outcome = CompileWithNvrtc(request);
+  absl::StatusOr<CompileOutcome> outcome = sandboxed.Compile(request);
   if (outcome.ok() && outcome->success) cache.Store(key, outcome->program);
   return outcome;
 }

@@ -9,13 +9,16 @@
 // is just a miss and is overwritten by the next Store(). A disabled cache (empty dir) always
 // misses and stores nothing. Store() failures are logged and ignored (the cache is an
 // optimisation). Safe across processes (atomic rename); not thread-safe within one.
+// The options part of the key includes the compiler's extra include dirs.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "worker/compiler/sandboxed_compiler.h"
 #include "worker/runner/nvrtc_compiler.h"
 
 namespace kjudge::runner {
@@ -32,12 +35,27 @@ class CubinCache {
   void Store(const std::string& key, const CompiledProgram& program) const;
   bool enabled() const { return !dir_.empty(); }
 
+  // The sandboxed compiler CompileCached() uses on a miss (its binary, limits, read dirs);
+  // unset: DefaultSandboxedCompiler().
+  void UseCompiler(std::shared_ptr<const compiler::SandboxedCompiler> compiler) {
+    compiler_ = std::move(compiler);
+  }
+  const compiler::SandboxedCompiler& sandboxed_compiler() const;
+
  private:
   std::string dir_;
+  std::shared_ptr<const compiler::SandboxedCompiler> compiler_;
 };
 
+// A SandboxedCompiler with default options (kjudge-compiler beside this executable, else
+// $KJUDGE_COMPILER; CompilerLimits defaults). Immutable; thread-safe.
+const compiler::SandboxedCompiler& DefaultSandboxedCompiler();
+
 // Compile through the cache: a hit skips NVRTC (outcome.cache_hit = true, compile_ms is the
-// lookup time); a successful compile is stored. Compile errors are never cached.
+// lookup time); a miss compiles the (untrusted) source in a kjudge-compiler process through
+// cache.sandboxed_compiler(), so a hostile source can read no file but the CUDA headers and a
+// limit hit is a compile error naming it. A successful compile is stored. Compile errors are
+// never cached.
 absl::StatusOr<CompileOutcome> CompileCached(const CompileRequest& request,
                                              const CubinCache& cache);
 

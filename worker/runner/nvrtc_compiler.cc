@@ -97,7 +97,8 @@ std::string CudaIncludeDir() {
   return "/usr/local/cuda/include";
 }
 
-std::vector<std::string> NvrtcOptions(std::string_view arch) {
+std::vector<std::string> NvrtcOptions(std::string_view arch,
+                                      const std::vector<std::string>& extra_include_dirs) {
   const std::string include = CudaIncludeDir();
   std::vector<std::string> options = {Cat("--gpu-architecture=", arch), "-std=c++17",
                                       "-lineinfo", Cat("--include-path=", include)};
@@ -105,6 +106,7 @@ std::vector<std::string> NvrtcOptions(std::string_view arch) {
   if (std::filesystem::is_directory(include + "/cccl", ec)) {
     options.push_back(Cat("--include-path=", include, "/cccl"));
   }
+  for (const std::string& dir : extra_include_dirs) options.push_back(Cat("--include-path=", dir));
   return options;
 }
 
@@ -115,7 +117,8 @@ std::string NvrtcVersionString() {
   return Cat(major, ".", minor);
 }
 
-absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request) {
+absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
+                                                const std::vector<std::string>& extra_include_dirs) {
   const auto start = std::chrono::steady_clock::now();
   nvrtcProgram raw = nullptr;
   KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcCreateProgram(&raw, request.source.c_str(),
@@ -127,7 +130,7 @@ absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request) {
     KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcAddNameExpression(prog.get(), expr.c_str()),
                                    Cat("nvrtcAddNameExpression(", expr, ")")));
   }
-  const std::vector<std::string> options = NvrtcOptions(request.arch);
+  const std::vector<std::string> options = NvrtcOptions(request.arch, extra_include_dirs);
   std::vector<const char*> argv;
   argv.reserve(options.size());
   for (const std::string& o : options) argv.push_back(o.c_str());

@@ -6,11 +6,12 @@
 // that does not exist in the source is named in that message. An error Status means NVRTC
 // itself failed (INTERNAL_ERROR). Options: --gpu-architecture=<arch>, -std=c++17, -lineinfo,
 // --include-path for the CUDA include dir (CUDA_HOME/include if CUDA_HOME is set, else
-// /usr/local/cuda/include) and its cccl/ subdirectory when present. No -O3 (NVRTC 13 rejects
+// /usr/local/cuda/include) and its cccl/ subdirectory when present, then extra_include_dirs. No -O3 (NVRTC 13 rejects
 // it; device optimisation is the default) and no -rdc. Every name expression is registered
 // with nvrtcAddNameExpression and its lowered (mangled) name returned. Thread-compatible.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -39,15 +40,26 @@ struct CompileOutcome {
   CompiledProgram program;
   double compile_ms = 0.0;
   bool cache_hit = false;
+  // Set by a sandboxed compile (worker/compiler/sandboxed_compiler.h): which limit ended it
+  // ("memory", "cpu", "time", "cubin", "source"; "" when none), the log bytes cut by the log
+  // cap, the compiler process's peak RSS and how it was confined.
+  std::string limit_hit;
+  uint64_t log_bytes_cut = 0;
+  int64_t peak_rss_kib = 0;
+  std::string sandbox;
 };
 
 // The options Compile() passes, in order (also part of the cubin cache key).
-std::vector<std::string> NvrtcOptions(std::string_view arch);
+std::vector<std::string> NvrtcOptions(std::string_view arch,
+                                      const std::vector<std::string>& extra_include_dirs = {});
 // The directory holding cuda_runtime.h etc. as found at run time.
 std::string CudaIncludeDir();
 // "13.0".
 std::string NvrtcVersionString();
 
-absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request);
+// extra_include_dirs: more --include-path dirs after CUDA's (e.g. kjudge's own headers; a
+// sandboxed compile passes those of its SandboxedCompilerOptions).
+absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
+                                                const std::vector<std::string>& extra_include_dirs = {});
 
 }  // namespace kjudge::runner

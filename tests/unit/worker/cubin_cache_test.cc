@@ -15,6 +15,8 @@ namespace fs = std::filesystem;
 class CubinCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // CompileCached() compiles through kjudge-compiler, which is not beside this test binary.
+    ::setenv("KJUDGE_COMPILER", KJUDGE_COMPILER_PATH, 0);
     dir_ = fs::temp_directory_path() /
            ("kjudge_cubin_cache_test_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -106,6 +108,37 @@ TEST_F(CubinCacheTest, CompileErrorsAreNotCached) {
     EXPECT_FALSE(out->success);
     EXPECT_FALSE(out->cache_hit);
   }
+}
+
+TEST_F(CubinCacheTest, CompileCachedCompilesInTheSandbox) {
+  CubinCache cache(dir_.string());
+  CompileRequest request;
+  request.source = "__global__ void k(int* x) { *x = 1; }\n";
+  request.name_expressions = {"k"};
+  absl::StatusOr<CompileOutcome> ok = CompileCached(request, cache);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(ok->success) << ok->log;
+  EXPECT_NE(ok->sandbox.find("landlock"), std::string::npos) << ok->sandbox;
+  EXPECT_GT(ok->peak_rss_kib, 0);
+
+  request.source = "#include \"/etc/passwd\"\n";
+  absl::StatusOr<CompileOutcome> hostile = CompileCached(request, cache);
+  ASSERT_TRUE(hostile.ok()) << hostile.status();
+  EXPECT_FALSE(hostile->success);
+  EXPECT_EQ(hostile->log.find("root:"), std::string::npos) << hostile->log;
+}
+
+TEST_F(CubinCacheTest, UseCompilerAppliesItsLimits) {
+  CubinCache cache(dir_.string());
+  compiler::SandboxedCompilerOptions options;
+  options.limits.source_bytes = 10;
+  cache.UseCompiler(std::make_shared<compiler::SandboxedCompiler>(options));
+  CompileRequest request;
+  request.source = "__global__ void k(int* x) { *x = 1; }\n";
+  absl::StatusOr<CompileOutcome> out = CompileCached(request, cache);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->success);
+  EXPECT_EQ(out->limit_hit, "source");
 }
 
 }  // namespace

@@ -1,0 +1,100 @@
+#include "worker/compiler/sandbox.h"
+
+#include <grp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "worker/runner/str_util.h"
+#include "worker/compiler/landlock.h"
+#include "worker/compiler/seccomp_filter.h"
+
+namespace kjudge::compiler {
+
+using runner::Append;
+using runner::Cat;
+namespace {
+
+absl::Status Errno(std::string_view what) {
+  return absl::InternalError(Cat("sandbox: ", what, ": ", std::strerror(errno)));
+}
+
+absl::Status SetLimit(int resource, rlim_t soft, rlim_t hard, std::string_view name) {
+  const rlimit limit{soft, hard};
+  if (::setrlimit(resource, &limit) != 0) return Errno(Cat("setrlimit(", name, ")"));
+  return absl::OkStatus();
+}
+
+absl::Status ApplyRlimits(const SandboxOptions& options) {
+  // A file-size overrun then fails the write (EFBIG) instead of killing the process; the only
+  // file we write is fd 3, a socket, which RLIMIT_FSIZE does not cover.
+  std::signal(SIGXFSZ, SIG_IGN);
+  const auto cpu = static_cast<rlim_t>(options.cpu_seconds);
+  // Not RLIMIT_NPROC: it counts every process of the uid machine-wide (other compiles, other
+  // services running as nobody), so any value is either useless or breaks concurrent compiles;
+  // seccomp refuses new processes instead.
+  for (absl::Status s : {SetLimit(RLIMIT_AS, options.memory_bytes, options.memory_bytes, "AS"),
+                         SetLimit(RLIMIT_CPU, cpu, cpu + 1, "CPU"),
+                         SetLimit(RLIMIT_FSIZE, 0, 0, "FSIZE"),
+                         SetLimit(RLIMIT_NOFILE, 64, 64, "NOFILE"),
+                         SetLimit(RLIMIT_CORE, 0, 0, "CORE"),
+                         SetLimit(RLIMIT_MEMLOCK, 0, 0, "MEMLOCK")}) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DropPrivileges(const SandboxOptions& options) {
+  if (::setgroups(0, nullptr) != 0) return Errno("setgroups(0)");
+  if (::setresgid(options.gid, options.gid, options.gid) != 0) return Errno("setresgid");
+  if (::setresuid(options.uid, options.uid, options.uid) != 0) return Errno("setresuid");
+  // Must not be able to get root back.
+  if (options.uid != 0 && (::setuid(0) == 0 || ::geteuid() == 0)) {
+    return absl::InternalError("sandbox: still able to regain uid 0 after dropping privileges");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EnterSandbox(const SandboxOptions& options) {
+  if (absl::Status s = ApplyRlimits(options); !s.ok()) return s;
+  std::string description = Cat("rlimits (AS ", options.memory_bytes >> 20, " MiB, CPU ",
+                                         options.cpu_seconds, " s)");
+  if (options.warm_up) {
+    if (absl::Status s = options.warm_up(); !s.ok()) return s;
+  }
+  if (::geteuid() == 0) {
+    if (absl::Status s = DropPrivileges(options); !s.ok()) return s;
+    Append(&description, ", uid ", options.uid);
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return Errno("PR_SET_NO_NEW_PRIVS");
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return Errno("PR_SET_DUMPABLE");
+
+  const int abi = LandlockAbi();
+  absl::Status landlock = RestrictToReadOnlyDirs(options.read_dirs);
+  if (!landlock.ok()) {
+    if (!options.allow_unsandboxed) {
+      return absl::FailedPreconditionError(Cat(
+          "refusing to compile untrusted code without a filesystem sandbox: ", landlock.message(),
+          " (kjudge-compiler --allow-unsandboxed accepts that risk)"));
+    }
+    Append(&description, ", UNSANDBOXED filesystem (", landlock.message(), ")");
+  } else {
+    Append(&description, ", landlock abi ", abi);
+  }
+  absl::Status seccomp = InstallSeccompFilter();
+  if (!seccomp.ok()) {
+    if (!options.allow_unsandboxed) return seccomp;
+    Append(&description, ", no seccomp (", seccomp.message(), ")");
+  } else {
+    Append(&description, ", seccomp");
+  }
+  return description;
+}
+
+}  // namespace kjudge::compiler

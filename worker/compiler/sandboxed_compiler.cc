@@ -1,0 +1,359 @@
+#include "worker/compiler/sandboxed_compiler.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "worker/runner/str_util.h"
+#include "worker/compiler/compile_protocol.h"
+#include "worker/compiler/unique_fd.h"
+#include "worker/runner/runner_error.h"
+
+namespace kjudge::compiler {
+
+using runner::Cat;
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kBinaryName = "kjudge-compiler";
+
+absl::Status Internal(std::string_view message) {
+  return runner::MakeRunnerError(v1::INTERNAL_ERROR, Cat("compiler sandbox: ", message));
+}
+
+absl::Status Errno(std::string_view what) {
+  return Internal(Cat(what, ": ", std::strerror(errno)));
+}
+
+bool IsExecutableFile(const std::string& path) {
+  std::error_code ec;
+  return !path.empty() && fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+int RemainingMs(Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  return static_cast<int>(std::max<int64_t>(0, left.count()));
+}
+
+// Waits until fd is ready for `events` or the deadline passes (false).
+bool WaitFor(int fd, short events, Clock::time_point deadline) {
+  while (true) {
+    pollfd p{fd, events, 0};
+    const int ms = RemainingMs(deadline);
+    const int n = ::poll(&p, 1, ms);
+    if (n > 0) return true;
+    if (n == 0 || (n < 0 && errno != EINTR)) return false;
+  }
+}
+
+enum class Io { kOk, kDeadline, kClosed };
+
+Io SendAll(int fd, std::string_view data, Clock::time_point deadline) {
+  size_t done = 0;
+  while (done < data.size()) {
+    if (!WaitFor(fd, POLLOUT, deadline)) return Io::kDeadline;
+    const ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return Io::kClosed;  // the child died or stopped reading (it answers anyway)
+    done += static_cast<size_t>(n);
+  }
+  return Io::kOk;
+}
+
+Io RecvExactly(int fd, std::string* out, size_t size, Clock::time_point deadline) {
+  size_t done = out->size();
+  out->resize(size);
+  while (done < size) {
+    if (!WaitFor(fd, POLLIN, deadline)) return Io::kDeadline;
+    const ssize_t n = ::recv(fd, out->data() + done, size - done, 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) {
+      out->resize(done);
+      return Io::kClosed;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Io::kOk;
+}
+
+struct ChildExit {
+  int status = 0;
+  rusage usage{};
+  bool killed_by_us = false;
+};
+
+// Reaps the child; past the deadline it is killed first. Always reaps (no zombie).
+ChildExit Reap(pid_t pid, Clock::time_point deadline) {
+  ChildExit exit;
+  while (true) {
+    const pid_t r = ::wait4(pid, &exit.status, WNOHANG, &exit.usage);
+    if (r == pid || (r < 0 && errno != EINTR)) return exit;
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ::kill(pid, SIGKILL);
+  exit.killed_by_us = true;
+  while (::wait4(pid, &exit.status, 0, &exit.usage) < 0 && errno == EINTR) {
+  }
+  return exit;
+}
+
+// Owns the spawned child until it is reaped: kills and reaps it on every early return.
+class Child {
+ public:
+  explicit Child(pid_t pid) : pid_(pid) {}
+  ~Child() {
+    if (pid_ > 0) Reap(pid_, Clock::now());
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ChildExit Finish(Clock::time_point deadline) {
+    ChildExit exit = Reap(pid_, deadline);
+    pid_ = -1;
+    return exit;
+  }
+
+ private:
+  pid_t pid_;
+};
+
+class FileActions {
+ public:
+  FileActions() { posix_spawn_file_actions_init(&actions_); }
+  ~FileActions() { posix_spawn_file_actions_destroy(&actions_); }
+  FileActions(const FileActions&) = delete;
+  FileActions& operator=(const FileActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
+// Only what NVRTC needs to be found and to find the CUDA headers.
+std::vector<std::string> ChildEnvironment() {
+  std::vector<std::string> env;
+  for (const char* name : {"LD_LIBRARY_PATH", "CUDA_HOME"}) {
+    if (const char* value = std::getenv(name); value != nullptr) env.push_back(Cat(name, "=", value));
+  }
+  return env;
+}
+
+absl::StatusOr<pid_t> Spawn(const std::string& binary, const std::vector<std::string>& args,
+                            int child_fd) {
+  FileActions actions;
+  // dup2 onto 3 clears close-on-exec (also when child_fd is already 3: glibc >= 2.29).
+  int rc = posix_spawn_file_actions_adddup2(actions.get(), child_fd, 3);
+  if (rc == 0) rc = posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
+  if (rc == 0) rc = posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
+  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(actions.get(), 4);
+  if (rc != 0) return Internal(Cat("posix_spawn_file_actions: ", std::strerror(rc)));
+
+  std::vector<std::string> argv_storage = {binary};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  argv.reserve(argv_storage.size() + 1);
+  for (std::string& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_storage = ChildEnvironment();
+  std::vector<char*> envp;
+  envp.reserve(env_storage.size() + 1);
+  for (std::string& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = -1;
+  rc = posix_spawn(&pid, binary.c_str(), actions.get(), nullptr, argv.data(), envp.data());
+  if (rc != 0) return Internal(Cat("posix_spawn(", binary, "): ", std::strerror(rc)));
+  return pid;
+}
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+runner::CompileOutcome LimitOutcome(std::string_view limit, uint64_t amount) {
+  runner::CompileOutcome outcome;
+  outcome.limit_hit = std::string(limit);
+  outcome.message = LimitMessage(limit, amount);
+  return outcome;
+}
+
+}  // namespace
+
+std::string LimitMessage(std::string_view limit, uint64_t amount) {
+  if (limit == kLimitMemory) return Cat("compile aborted: memory limit (", amount, " MiB) exceeded");
+  if (limit == kLimitCpu) return Cat("compile aborted: CPU time limit (", amount, " s) exceeded");
+  if (limit == kLimitTime) return Cat("compile aborted: time limit (", amount, " s) exceeded");
+  if (limit == kLimitCubin) return Cat("compile aborted: cubin size limit (", amount, " bytes) exceeded");
+  if (limit == kLimitSource) return Cat("source size limit (", amount, " bytes) exceeded");
+  return Cat("compile aborted: ", limit, " limit exceeded");
+}
+
+std::vector<std::string> DefaultReadDirs() {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  const fs::path include = fs::canonical(runner::CudaIncludeDir(), ec);
+  if (ec) return {runner::CudaIncludeDir()};  // the compiler reports the open failure
+  dirs.push_back(include.string());
+  // Beneath include already, but named so the rule survives a cccl/ that is a symlink elsewhere.
+  const fs::path cccl = fs::canonical(include / "cccl", ec);
+  if (!ec && fs::is_directory(cccl, ec)) dirs.push_back(cccl.string());
+  return dirs;
+}
+
+absl::StatusOr<std::string> FindCompilerBinary(const std::string& explicit_path) {
+  if (!explicit_path.empty()) {
+    if (IsExecutableFile(explicit_path)) return explicit_path;
+    return absl::NotFoundError(Cat("compiler binary ", explicit_path, " is not an executable file"));
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const std::string beside = ec ? "" : (self.parent_path() / kBinaryName).string();
+  if (IsExecutableFile(beside)) return beside;
+  const char* env = std::getenv("KJUDGE_COMPILER");
+  if (env != nullptr && IsExecutableFile(env)) return std::string(env);
+  return absl::NotFoundError(Cat("no ", kBinaryName, " found (looked beside ",
+                                          self.string(), " and at $KJUDGE_COMPILER=",
+                                          env == nullptr ? "(unset)" : env, ")"));
+}
+
+SandboxedCompiler::SandboxedCompiler(SandboxedCompilerOptions options)
+    : options_(std::move(options)) {
+  if (options_.read_dirs.empty()) options_.read_dirs = DefaultReadDirs();
+  options_.read_dirs.insert(options_.read_dirs.end(), options_.include_dirs.begin(),
+                            options_.include_dirs.end());
+}
+
+std::vector<std::string> SandboxedCompiler::Arguments() const {
+  const CompilerLimits& l = options_.limits;
+  std::vector<std::string> args = {
+      "--memory-mib", Cat(l.memory_mib), "--cpu-seconds", Cat(l.cpu_seconds),
+      "--log-bytes", Cat(l.log_bytes), "--cubin-bytes", Cat(l.cubin_bytes),
+      "--source-bytes", Cat(l.source_bytes)};
+  for (const std::string& dir : options_.read_dirs) {
+    args.push_back("--read-dir");
+    args.push_back(dir);
+  }
+  if (options_.uid) args.insert(args.end(), {"--uid", Cat(*options_.uid)});
+  if (options_.gid) args.insert(args.end(), {"--gid", Cat(*options_.gid)});
+  if (options_.allow_unsandboxed) args.emplace_back("--allow-unsandboxed");
+  return args;
+}
+
+absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
+    const runner::CompileRequest& request) const {
+  const auto start = Clock::now();
+  const CompilerLimits& limits = options_.limits;
+  if (request.source.size() > limits.source_bytes) {
+    return LimitOutcome(kLimitSource, limits.source_bytes);
+  }
+  absl::StatusOr<std::string> binary = FindCompilerBinary(options_.compiler_path);
+  if (!binary.ok()) return Internal(runner::Sv(binary.status().message()));
+
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return Errno("socketpair");
+  UniqueFd parent_end(fds[0]);
+  UniqueFd child_end(fds[1]);
+  absl::StatusOr<pid_t> pid = Spawn(*binary, Arguments(), child_end.get());
+  if (!pid.ok()) return pid.status();
+  Child child(*pid);
+  child_end.Reset();  // EOF on parent_end once the child is gone
+  if (::fcntl(parent_end.get(), F_SETFL, O_NONBLOCK) != 0) return Errno("fcntl(O_NONBLOCK)");
+
+  const auto deadline = start + std::chrono::seconds(limits.wall_seconds);
+  ProtocolRequest wire;
+  wire.source = request.source;
+  wire.program_name = request.program_name;
+  wire.arch = request.arch;
+  wire.name_expressions = request.name_expressions;
+  wire.include_dirs = options_.include_dirs;
+  const std::string payload = EncodeRequest(wire);
+  Io io = SendAll(parent_end.get(), FrameHeader(payload.size()) + payload, deadline);
+
+  // Whatever happened to the request, the child may have answered (e.g. a sandbox error).
+  std::string frame;
+  const uint64_t max_response = limits.cubin_bytes + limits.log_bytes + (4 << 20);
+  if (io != Io::kDeadline) io = RecvExactly(parent_end.get(), &frame, 8, deadline);
+  absl::StatusOr<uint64_t> size = absl::UnknownError("no response");
+  if (io == Io::kOk) {
+    size = ParseFrameHeader(frame, max_response);
+    frame.clear();
+    if (size.ok()) io = RecvExactly(parent_end.get(), &frame, *size, deadline);
+  }
+  // A complete response: the child exits right away; give it a moment, not the whole budget.
+  const bool answered = io == Io::kOk && size.ok();
+  const ChildExit exit =
+      child.Finish(answered ? std::min(deadline, Clock::now() + std::chrono::seconds(5)) : deadline);
+  const int64_t peak_rss_kib = exit.usage.ru_maxrss;
+  const double cpu_s = static_cast<double>(exit.usage.ru_utime.tv_sec + exit.usage.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(exit.usage.ru_utime.tv_usec + exit.usage.ru_stime.tv_usec);
+
+  if (!answered) {
+    runner::CompileOutcome outcome;
+    const int sig = WIFSIGNALED(exit.status) ? WTERMSIG(exit.status) : 0;
+    if (io == Io::kDeadline || (exit.killed_by_us && sig == SIGKILL)) {
+      outcome = LimitOutcome(kLimitTime, static_cast<uint64_t>(limits.wall_seconds));
+    } else if (sig == SIGXCPU || (sig == SIGKILL && cpu_s >= limits.cpu_seconds)) {
+      outcome = LimitOutcome(kLimitCpu, static_cast<uint64_t>(limits.cpu_seconds));
+    } else if ((WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == kCompilerExitOutOfMemory) ||
+               (sig != 0 && static_cast<uint64_t>(peak_rss_kib) * 2 >= limits.memory_mib << 10)) {
+      // Our own allocation failed, or a crash with half the address-space limit resident: an
+      // allocation past RLIMIT_AS that was not checked.
+      outcome = LimitOutcome(kLimitMemory, limits.memory_mib);
+    } else if (!size.ok() && io == Io::kOk) {
+      return Internal(runner::Sv(size.status().message()));
+    } else {
+      return Internal(Cat(kBinaryName, " ended without a response (",
+                                   sig != 0 ? Cat("signal ", sig)
+                                            : Cat("exit status ", WEXITSTATUS(exit.status)),
+                                   ", peak RSS ", peak_rss_kib >> 10, " MiB)"));
+    }
+    outcome.peak_rss_kib = peak_rss_kib;
+    outcome.compile_ms = MsSince(start);
+    return outcome;
+  }
+
+  absl::StatusOr<ProtocolResponse> response = DecodeResponse(frame);
+  if (!response.ok()) return Internal(runner::Sv(response.status().message()));
+  if (response->internal_error) return Internal(response->message);
+  runner::CompileOutcome outcome;
+  outcome.success = response->success;
+  outcome.log = std::move(response->log);
+  outcome.log_bytes_cut = response->log_bytes_cut;
+  outcome.message = std::move(response->message);
+  outcome.limit_hit = std::move(response->limit_hit);
+  outcome.sandbox = std::move(response->sandbox);
+  if (outcome.sandbox.find("UNSANDBOXED") != std::string::npos) {
+    spdlog::warn("UNTRUSTED SOURCE COMPILED WITHOUT A FILESYSTEM SANDBOX (--allow-unsandboxed): {}",
+                 outcome.sandbox);
+  }
+  outcome.program.cubin = std::move(response->cubin);
+  outcome.program.lowered_names = std::move(response->lowered_names);
+  if (outcome.success && outcome.program.lowered_names.size() != request.name_expressions.size()) {
+    for (const std::string& expr : request.name_expressions) {
+      if (outcome.program.lowered_names.count(expr) == 0) {
+        return Internal(Cat("the response lacks the lowered name of ", expr));
+      }
+    }
+  }
+  outcome.peak_rss_kib = peak_rss_kib;
+  outcome.compile_ms = MsSince(start);
+  return outcome;
+}
+
+}  // namespace kjudge::compiler

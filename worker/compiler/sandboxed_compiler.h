@@ -1,0 +1,88 @@
+// SandboxedCompiler: compiles untrusted CUDA source in a fresh kjudge-compiler process per
+// compile (README.md): Landlock read-only to the include dirs, seccomp, rlimits, no secrets.
+//
+// Contract: Compile() spawns the compiler (posix_spawn: nothing of the parent, e.g. a CUDA
+// context, runs in the child before exec), with fd 3 a socketpair end, stdin/stdout /dev/null,
+// stderr inherited, every other fd closed, and an environment holding only LD_LIBRARY_PATH and
+// CUDA_HOME (when the parent has them): no KJUDGE_API_KEY or other secret can reach it. It writes
+// the request, reads the response within the wall-clock limit (poll), and reaps the child with
+// wait4 (peak RSS). Outcomes:
+//  * success, or a compile error with the capped log: as CompileWithNvrtc;
+//  * a limit hit (memory, CPU time, wall time, cubin size, source size): success == false,
+//    limit_hit names it and message reads e.g. "compile aborted: memory limit (2048 MiB)
+//    exceeded" -- a verdict about the submission, never an error Status (so no retry);
+//  * an error Status (INTERNAL_ERROR via MakeRunnerError) only when the compiler cannot do its
+//    job at all: binary missing, spawn failure, sandbox unavailable, a crash not explained by a
+//    limit, a malformed response.
+// Thread-safe: no shared mutable state; concurrent Compile() calls run separate processes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "worker/runner/nvrtc_compiler.h"
+
+namespace kjudge::compiler {
+
+// kjudge-compiler's exit status when its own allocation failed under RLIMIT_AS.
+inline constexpr int kCompilerExitOutOfMemory = 86;
+
+struct CompilerLimits {
+  // RLIMIT_AS. A normal kernel needs ~75 MiB RSS and compiles under 150 MiB of address space;
+  // heavy CUB/CuTe headers need a few hundred MiB. 2 GiB leaves a wide margin and stops a
+  // template bomb within seconds.
+  uint64_t memory_mib = 2048;
+  int cpu_seconds = 60;       // RLIMIT_CPU
+  int wall_seconds = 90;      // killed by the parent past this
+  uint64_t log_bytes = 64 << 10;
+  uint64_t cubin_bytes = 64 << 20;
+  uint64_t source_bytes = 8 << 20;
+};
+
+struct SandboxedCompilerOptions {
+  std::string compiler_path;  // "": FindCompilerBinary("")
+  CompilerLimits limits;
+  // --include-path dirs after CUDA's, e.g. kjudge's own headers; also readable (Landlock).
+  // Part of the cubin cache key.
+  std::vector<std::string> include_dirs;
+  // Dirs the compiler may read (its Landlock rules): read_dirs (empty: DefaultReadDirs())
+  // plus include_dirs.
+  std::vector<std::string> read_dirs;
+  std::optional<uid_t> uid;   // the uid to drop to when run as root; default nobody (65534)
+  std::optional<gid_t> gid;
+  bool allow_unsandboxed = false;  // kernels without Landlock only; logged loudly
+};
+
+class SandboxedCompiler {
+ public:
+  explicit SandboxedCompiler(SandboxedCompilerOptions options = {});
+
+  absl::StatusOr<runner::CompileOutcome> Compile(const runner::CompileRequest& request) const;
+
+  const SandboxedCompilerOptions& options() const { return options_; }
+  // The kjudge-compiler command line (without the binary), for logs and tests.
+  std::vector<std::string> Arguments() const;
+
+ private:
+  SandboxedCompilerOptions options_;
+};
+
+// The compiler binary: explicit_path when not empty; else kjudge-compiler in the directory of
+// /proc/self/exe (bin/ beside kjudge-runner); else $KJUDGE_COMPILER. NOT_FOUND naming every
+// place looked at when none is an executable file.
+absl::StatusOr<std::string> FindCompilerBinary(const std::string& explicit_path);
+
+// CudaIncludeDir() and its cccl/ subdirectory (when present), as real paths.
+std::vector<std::string> DefaultReadDirs();
+
+// "compile aborted: memory limit (2048 MiB) exceeded" and the like; amount in the limit's unit
+// (MiB for memory, seconds for cpu/time, bytes for cubin/source).
+std::string LimitMessage(std::string_view limit, uint64_t amount);
+
+}  // namespace kjudge::compiler
