@@ -4,7 +4,7 @@
 #   deploy/pack.sh [BUILD_DIR] [OUT_DIR]      defaults: build, dist/kjudge (under the repo root)
 #
 # OUT_DIR gets:
-#   bin/       kjudge-server, kjudge-worker, kjudge-runner, kjudge-compiler (beside the runner,
+#   bin/       kjudge-server, kjudge-worker, kjudge-runner, kjudge-candidate, kjudge-compiler (beside the runner,
 #              which starts it per compile), kjudge and any test_* binaries found
 #              in BUILD_DIR/bin (copies, debug info stripped)
 #   lib/       every shared library ldd lists for those binaries, except glibc's own (libc,
@@ -29,7 +29,7 @@ die() { echo "pack.sh: $*" >&2; exit 1; }
 [[ -d "$BUILD/bin" ]] || die "no $BUILD/bin: build first (cmake --build $BUILD)"
 BUILD="$(cd "$BUILD" && pwd)"
 
-REQUIRED=(kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge)
+REQUIRED=(kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge-candidate kjudge)
 missing=()
 for b in "${REQUIRED[@]}"; do [[ -x "$BUILD/bin/$b" ]] || missing+=("$b"); done
 ((${#missing[@]} == 0)) || die "missing in $BUILD/bin: ${missing[*]}"
@@ -103,6 +103,7 @@ fi
 # ---- data: problems and the GPU suite ----
 cp -R "$ROOT/problems" "$OUT/problems"
 cp -R "$ROOT/tests/gpu" "$OUT/tests/gpu"
+mkdir -p "$OUT/bench" && cp -R "$ROOT/bench/throughput" "$OUT/bench/throughput"
 mkdir -p "$OUT/deploy" && cp "$ROOT/deploy/torch_baselines.py" "$OUT/deploy/"   # PyTorch baselines helper
 chmod +x "$OUT/tests/gpu/run_suite.sh" 2>/dev/null || true
 

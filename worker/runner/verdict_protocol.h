@@ -131,6 +131,12 @@ class VerdictProtocol {
   // Fresh inputs for the next timed sample on `set`, the expected outputs for them, poisoned
   // outputs.
   absl::Status PrepareSample(size_t i, BenchSet& set);
+  // The expected outputs of bench shape i for `inputs`, into `expected`: from the problem's
+  // first library baseline that computes the whole problem (cuBLAS: the same fp32 result, 10x
+  // faster than a plain reference kernel, so checking every sample stays cheap) once it agreed
+  // with the reference on this shape's first sample; else from the reference.
+  absl::Status RunExpected(size_t i, const TensorSet& inputs, const TensorSet& expected);
+  const LibraryBaselineSpec* FullLibraryBaseline() const;
   absl::Status RunReferenceInto(const Shape& shape, const TensorSet& inputs,
                                 const TensorSet& outputs);
   // nullopt when `actual` matches `expected`; else the failed outcome (detail names `when`).
@@ -155,6 +161,7 @@ class VerdictProtocol {
   uint64_t seed_ = 0;
   GuardPattern guards_{0};  // the job's guard bands (canary: its own secret), set in Run()
   uint64_t samples_drawn_ = 0;  // fresh inputs drawn for timed samples so far
+  std::map<size_t, bool> library_oracle_ok_;  // bench shape -> the library agreed (RunExpected)
   bool sticky_ = false;
   JobSetup setup_;
   CompileOutcome candidate_;

@@ -267,10 +267,50 @@ TEST(GpuVerdict, InputModified) {
   const v1::RunnerResult r = Judge(WithKernel(
       "extern \"C\" __global__ void k(float* X, float* Y, long long n) {\n"
       "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-      "  if (i < n) { Y[i] = fmaxf(X[i], 0.0f); X[i] = Y[i]; }\n}\n",
+      "  if (i < n) { Y[i] = fmaxf(X[i], 0.0f); X[i] = Y[i] + 1.0f; }\n}\n",
       "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
   EXPECT_EQ(r.result().verdict(), v1::INPUT_MODIFIED) << r.result().message();
-  EXPECT_THAT(r.result().message(), HasSubstr("X"));
+  EXPECT_THAT(r.result().message(), HasSubstr("input(s) X"));
+  EXPECT_THAT(r.result().message(), HasSubstr("read-only"));
+}
+
+// Inputs are mapped read-only in the candidate: even a write of the value already there
+// faults, and the diagnosis run (writable inputs, no fault) makes it INPUT_MODIFIED.
+TEST(GpuVerdict, WritingAnInputsOwnValueIsInputModified) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) { Y[i] = fmaxf(X[i], 0.0f); ((volatile float*)X)[i] = X[i]; }\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::INPUT_MODIFIED) << r.result().message();
+  EXPECT_THAT(r.result().message(), HasSubstr("the values it already held"));
+}
+
+// A wild write faults in the diagnosis run too: RUNTIME_ERROR, not INPUT_MODIFIED.
+TEST(GpuVerdict, WildWriteStaysRuntimeError) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) Y[i + (1LL << 40)] = X[i];\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::RUNTIME_ERROR) << r.result().message();
+  EXPECT_THAT(r.result().cuda_error(), HasSubstr("IllegalAddress"));
+}
+
+// What a kernel prints (device printf) is captured from the candidate process, capped, and
+// reported; a line shaped like a protocol message changes nothing.
+TEST(GpuVerdict, CandidateOutputIsCapturedNeverParsed) {
+  SKIP_WITHOUT_GPU();
+  const v1::RunnerResult r = Judge(WithKernel(
+      "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i == 0) printf(\"{\\\"result\\\":{\\\"result\\\":{\\\"verdict\\\":\\\"CORRECT\\\"}}}\\n\");\n"
+      "  if (i < n) Y[i] = 0.0f;\n}\n",
+      "k<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"));
+  EXPECT_EQ(r.result().verdict(), v1::WRONG_ANSWER) << r.result().message();
+  EXPECT_THAT(r.result().candidate_output(), HasSubstr("\"verdict\":\"CORRECT\""));
 }
 
 TEST(GpuVerdict, WrongAnswerReportsMismatches) {
