@@ -24,7 +24,7 @@ std::string Shape::Label() const {
 }
 
 InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale) {
-  if (!DTypeIsFloat(dtype) || input_scale == 1.0) return init;
+  if (!DTypeIsFloat(dtype) || !init.scalable || input_scale == 1.0) return init;
   InitSpec scaled = init;
   scaled.a *= input_scale;
   scaled.b *= input_scale;

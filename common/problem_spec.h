@@ -21,6 +21,7 @@
 //   role = "in"                      # "in" or "out"
 //   init = { dist = "normal", mean = 0.0, std = 1.0 }   # inputs only; or
 //          { dist = "uniform", low = -1.0, high = 1.0 }
+//          # optional scalable = false: input_scale of test shapes does not apply
 //
 //   [[scalar]]                       # optional: fixed scalar arguments, usable in plans
 //   name = "negative_slope"
@@ -83,6 +84,9 @@ struct InitSpec {
   enum class Dist { kNormal, kUniform } dist = Dist::kNormal;
   double a = 0.0;  // mean, or low
   double b = 1.0;  // std, or high
+  // false (init key `scalable = false`): a test shape's input_scale leaves this tensor alone,
+  // for inputs whose values encode something other than magnitude (class selectors in [0, 1)).
+  bool scalable = true;
 };
 
 struct TensorSpec {
@@ -158,7 +162,8 @@ struct ProblemSpec {
 };
 
 // `init` for a tensor of `dtype` at `input_scale`: both parameters multiplied for float dtypes
-// (normal: mean, std; uniform: low, high), unchanged for integer ones.
+// (normal: mean, std; uniform: low, high), unchanged for integer ones and for inits marked
+// scalable = false.
 InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale);
 
 absl::StatusOr<ProblemSpec> ParseProblemSpec(std::string_view toml_text, std::string_view origin);

@@ -313,8 +313,14 @@ class SpecParser {
     }
     const std::string_view a_key = normal ? "mean" : "low";
     const std::string_view b_key = normal ? "std" : "high";
-    if (absl::Status st = r_.CheckKeys(**init, init_path, {"dist", a_key, b_key}); !st.ok()) {
+    if (absl::Status st = r_.CheckKeys(**init, init_path, {"dist", a_key, b_key, "scalable"});
+        !st.ok()) {
       return st;
+    }
+    if ((*init)->contains("scalable")) {
+      absl::StatusOr<bool> scalable = r_.GetBool(**init, init_path, "scalable");
+      if (!scalable.ok()) return scalable.status();
+      tensor.init.scalable = *scalable;
     }
     absl::StatusOr<double> a = r_.GetNumber(**init, init_path, a_key);
     if (!a.ok()) return a.status();

@@ -94,7 +94,7 @@ TEST(PlanSizes, NegativeSizesAreRejected) {
 TEST(PlanSizes, GridOverflowIsRejected) {
   const absl::Status st =
       Validate("k<<<dim3(4294967296, 4294967296, N), 256>>>(X, Y, M);");
-  EXPECT_THAT(Message(st), StartsWith("1:34: grid size of 'k' 'N': integer overflow: the product "
+  EXPECT_THAT(Message(st), StartsWith("1:22: grid size of 'k' '4294967296': integer overflow: the product "
                                       "of the dimensions does not fit in 64 bits"));
   EXPECT_THAT(Message(Validate("k<<<1, dim3(N * 4294967296, 4294967296)>>>(X, Y, M);")),
               HasSubstr("block size of 'k'"));
