@@ -21,7 +21,7 @@ namespace kjudge::runner::testing {
 
 // Resolved before fork (the child may only exec).
 inline std::string RunnerPath() {
-  return ResolveBinary("kjudge-runner", "KJUDGE_RUNNER", KJUDGE_RUNNER_PATH);
+  return ::kjudge::testing::ResolveBinary("kjudge-runner", "KJUDGE_RUNNER", KJUDGE_RUNNER_PATH);
 }
 
 struct RunOutcome {
