@@ -1,12 +1,16 @@
-// ValidatePlanAgainstSpec (declared in problem_spec.h): name resolution for a launch plan.
+// ValidatePlanAgainstSpec (declared in problem_spec.h): name resolution for a launch plan, then
+// every size the plan computes, evaluated at every test and bench shape with checked
+// arithmetic, so that nothing downstream (the runner's allocation and launch) ever sees a
+// wrapped, negative or undefined size.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/lexer.h"
 #include "absl/strings/string_view.h"
+#include "common/byte_size.h"
+#include "common/lexer.h"
 #include "common/problem_spec.h"
 
 namespace kjudge {
@@ -136,7 +140,113 @@ absl::Status CheckLaunch(const PlanChecker& checker, const Launch& launch) {
   return absl::OkStatus();
 }
 
+// Appends the shape to a "<line>:<column>: ..." error, keeping the position in front.
+absl::Status AtShape(const absl::Status& st, const Shape& shape) {
+  return absl::Status(st.code(), absl::StrCat(st.message(), " (at ", shape.Label(), ")"));
+}
+
+absl::Status SizeError(const Expr& expr, absl::string_view what, absl::string_view problem,
+                       const Shape& shape) {
+  return AtShape(MakePosError(expr.pos(), absl::StrCat(what, " '", expr.ToString(), "': ",
+                                                       problem)),
+                 shape);
+}
+
+// An integer that must be >= 0 (negative values are rejected here, before the runner).
+absl::StatusOr<int64_t> NonNegative(const Expr& expr, const Bindings& bindings,
+                                    absl::string_view what, const Shape& shape) {
+  absl::StatusOr<int64_t> v = expr.EvaluateInt(bindings);
+  if (!v.ok()) return AtShape(v.status(), shape);
+  if (*v < 0) {
+    return SizeError(expr, what, absl::StrCat("negative size ", *v, "; expected >= 0"), shape);
+  }
+  return *v;
+}
+
+// A dim3: each component >= 0 (0 and values above the device's limits are the runner's
+// LAUNCH_ERROR, which depends on the GPU) and the product x * y * z fits in int64.
+absl::Status CheckDimSizes(const Dim3Expr& dim, const Bindings& bindings, absl::string_view what,
+                           const Shape& shape) {
+  int64_t product = 1;
+  for (const Expr* e : {&dim.x, &dim.y, &dim.z}) {
+    if (e->empty()) continue;
+    absl::StatusOr<int64_t> v = NonNegative(*e, bindings, what, shape);
+    if (!v.ok()) return v.status();
+    if (__builtin_mul_overflow(product, *v, &product)) {
+      return SizeError(*e, what,
+                       "integer overflow: the product of the dimensions does not fit in 64 bits",
+                       shape);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckLaunchSizes(const Launch& launch, const Bindings& bindings, const Shape& shape) {
+  const std::string& k = launch.kernel;
+  for (const TemplateArg& targ : launch.template_args) {
+    if (targ.is_type) continue;
+    if (absl::StatusOr<int64_t> v = targ.value.EvaluateInt(bindings); !v.ok()) {
+      return AtShape(v.status(), shape);
+    }
+  }
+  if (absl::Status st = CheckDimSizes(launch.grid, bindings, absl::StrCat("grid size of '", k, "'"),
+                                      shape);
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = CheckDimSizes(launch.block, bindings,
+                                      absl::StrCat("block size of '", k, "'"), shape);
+      !st.ok()) {
+    return st;
+  }
+  if (!launch.shared_bytes.empty()) {
+    absl::StatusOr<int64_t> shmem = NonNegative(
+        launch.shared_bytes, bindings, absl::StrCat("shared memory size of '", k, "'"), shape);
+    if (!shmem.ok()) return shmem.status();
+  }
+  for (const Expr& arg : launch.args) {
+    if (arg.IsIdentifier()) continue;  // a pointer, or a size/scalar that always evaluates
+    if (absl::StatusOr<Value> v = arg.Evaluate(bindings); !v.ok()) return AtShape(v.status(), shape);
+  }
+  return absl::OkStatus();
+}
+
+// Every size the plan computes at one shape: scratch byte sizes (count * dtype size, and their
+// sum, under CheckedBufferBytes' bound), grid and block products, shared memory, and every
+// other value (no overflow, no division by zero).
+absl::Status CheckPlanSizes(const LaunchPlan& plan, const ProblemSpec& spec, const Shape& shape) {
+  const Bindings bindings = spec.BindingsFor(shape);
+  int64_t total = 0;
+  for (const ScratchDecl& s : plan.scratch) {
+    const std::string what = absl::StrCat("element count of scratch buffer '", s.name, "'");
+    absl::StatusOr<int64_t> count = NonNegative(s.count, bindings, what, shape);
+    if (!count.ok()) return count.status();
+    absl::StatusOr<int64_t> bytes = CheckedBufferBytes(*count, s.dtype);
+    if (!bytes.ok()) return SizeError(s.count, what, bytes.status().message(), shape);
+    absl::StatusOr<int64_t> sum = CheckedAddBytes(total, *bytes);
+    if (!sum.ok()) {
+      return SizeError(s.count, what,
+                       absl::StrCat("the plan's scratch buffers together: ", sum.status().message()),
+                       shape);
+    }
+    total = *sum;
+  }
+  for (const Launch& launch : plan.launches) {
+    if (absl::Status st = CheckLaunchSizes(launch, bindings, shape); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status ValidatePlanSizes(const LaunchPlan& plan, const ProblemSpec& spec) {
+  for (const auto* shapes : {&spec.test_shapes, &spec.bench_shapes}) {
+    for (const Shape& shape : *shapes) {
+      if (absl::Status st = CheckPlanSizes(plan, spec, shape); !st.ok()) return st;
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ValidatePlanAgainstSpec(const LaunchPlan& plan, const ProblemSpec& spec) {
   PlanChecker checker(spec);
@@ -153,7 +263,7 @@ absl::Status ValidatePlanAgainstSpec(const LaunchPlan& plan, const ProblemSpec& 
   for (const Launch& launch : plan.launches) {
     if (absl::Status st = CheckLaunch(checker, launch); !st.ok()) return st;
   }
-  return absl::OkStatus();
+  return ValidatePlanSizes(plan, spec);
 }
 
 }  // namespace kjudge

@@ -1,6 +1,7 @@
 #include "common/problem_spec.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/lexer.h"
 
 namespace kjudge {
 
@@ -11,13 +12,23 @@ std::string Shape::Label() const {
   };
   if (order.empty()) {
     for (const auto& [size, value] : sizes) append(size, value);
+    if (input_scale != 1.0) absl::StrAppend(&label, ",scale=", input_scale);
     return label;
   }
   for (const std::string& size : order) {
     const auto it = sizes.find(size);
     if (it != sizes.end()) append(size, it->second);
   }
+  if (input_scale != 1.0) absl::StrAppend(&label, ",scale=", input_scale);
   return label;
+}
+
+InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale) {
+  if (!DTypeIsFloat(dtype) || !init.scalable || input_scale == 1.0) return init;
+  InitSpec scaled = init;
+  scaled.a *= input_scale;
+  scaled.b *= input_scale;
+  return scaled;
 }
 
 Bindings ProblemSpec::BindingsFor(const Shape& shape) const {
@@ -35,15 +46,15 @@ absl::StatusOr<int64_t> ProblemSpec::ElementCount(const TensorSpec& tensor,
     absl::StatusOr<int64_t> dim = tensor.shape[i].EvaluateInt(bindings);
     if (!dim.ok()) return dim.status();
     if (*dim < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tensor '", tensor.name, "' dimension ", i, " ('",
-                       tensor.shape[i].ToString(), "') is ", *dim, " at ", shape.Label(),
-                       "; expected a non-negative size"));
+      return MakePosError(tensor.shape[i].pos(),
+                          absl::StrCat("negative size: tensor '", tensor.name, "' dimension ", i,
+                                       " ('", tensor.shape[i].ToString(), "') is ", *dim, " at ",
+                                       shape.Label(), "; expected a non-negative size"));
     }
     if (__builtin_mul_overflow(count, *dim, &count)) {
-      return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor.name,
-                                                     "' has more than 2^63 elements at ",
-                                                     shape.Label()));
+      return MakePosError(tensor.shape[i].pos(),
+                          absl::StrCat("integer overflow: tensor '", tensor.name,
+                                       "' has more than 2^63 elements at ", shape.Label()));
     }
   }
   return count;

@@ -8,6 +8,9 @@
 //   description = """..."""          # the text an LLM is prompted with
 //   sizes = ["M", "N"]
 //   test_shapes  = [ { M = 1, N = 1 }, { M = 3, N = 37 } ]   # every size named, values >= 1
+//                  # a test shape may add input_scale = 1000.0 (> 0, default 1): its float
+//                  # inputs are drawn from init scaled by it (label "M=4,N=1000,scale=1000");
+//                  # numerically sensitive problems must have one (tests/catalog)
 //   bench_shapes = [ { M = 4096, N = 393216 } ]
 //   example = "solution.cu"          # optional: a correct submission (a .cu with a plan block)
 //
@@ -18,6 +21,7 @@
 //   role = "in"                      # "in" or "out"
 //   init = { dist = "normal", mean = 0.0, std = 1.0 }   # inputs only; or
 //          { dist = "uniform", low = -1.0, high = 1.0 }
+//          # optional scalable = false: input_scale of test shapes does not apply
 //
 //   [[scalar]]                       # optional: fixed scalar arguments, usable in plans
 //   name = "negative_slope"
@@ -36,6 +40,13 @@
 //   [cost]
 //   flops = "M * N"                  # expressions over sizes
 //   bytes = "8 * M * N"              # minimum bytes moved
+//   flops_lower_bound = false        # optional (default false): true only when `flops` is a
+//                                    # lower bound for EVERY correct algorithm, not just the
+//                                    # obvious one; only then may a kernel faster than
+//                                    # flops / compute rate be judged SUSPICIOUS (ceilings.h).
+//                                    # A GEMM's 2MNK is not (Strassen-like and algebraic
+//                                    # rewrites do less), nor is any count an exact rewrite
+//                                    # could shrink (level2/14: a sum of a GEMM is a GEMV).
 //
 //   [[baseline]]                     # optional: library baselines besides the reference
 //   name = "cublas"
@@ -73,6 +84,9 @@ struct InitSpec {
   enum class Dist { kNormal, kUniform } dist = Dist::kNormal;
   double a = 0.0;  // mean, or low
   double b = 1.0;  // std, or high
+  // false (init key `scalable = false`): a test shape's input_scale leaves this tensor alone,
+  // for inputs whose values encode something other than magnitude (class selectors in [0, 1)).
+  bool scalable = true;
 };
 
 struct TensorSpec {
@@ -89,11 +103,18 @@ struct ScalarSpec {
   Value value;
 };
 
-// One assignment of every size, e.g. {M: 3, N: 37}.
+// One assignment of every size, e.g. {M: 3, N: 37}, and (test shapes only) the scale of the
+// random inputs.
 struct Shape {
   std::map<std::string, int64_t> sizes;
-  std::string Label() const;  // "M=3,N=37" in the order of ProblemSpec::sizes
+  // "M=3,N=37" in the order of ProblemSpec::sizes; ",scale=1000" appended when input_scale
+  // is not 1, so results name the stress shape.
+  std::string Label() const;
   std::vector<std::string> order;
+  // Every float input drawn from `init` is multiplied by this (normal: mean and std scaled;
+  // uniform: low and high): large-magnitude stress inputs that overflow an unstable exp while
+  // stable math stays exact. Integer tensors are not scaled. See ScaledInit().
+  double input_scale = 1.0;
 };
 
 struct Tolerance {
@@ -105,6 +126,9 @@ struct Tolerance {
 struct CostModel {
   Expr flops;
   Expr bytes;
+  // `flops` is a true lower bound for any correct algorithm (declared by the problem): only
+  // then does the compute term enter the floor below which a timing is SUSPICIOUS.
+  bool flops_lower_bound = false;
 };
 
 struct LibraryBaselineSpec {
@@ -137,11 +161,27 @@ struct ProblemSpec {
   const TensorSpec* FindTensor(std::string_view name) const;
 };
 
+// `init` for a tensor of `dtype` at `input_scale`: both parameters multiplied for float dtypes
+// (normal: mean, std; uniform: low, high), unchanged for integer ones and for inits marked
+// scalable = false.
+InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale);
+
 absl::StatusOr<ProblemSpec> ParseProblemSpec(std::string_view toml_text, std::string_view origin);
 
 // Checks that a (submitted) plan refers only to the problem's tensors, scalars, sizes and the
 // plan's own scratch buffers, that scratch names do not shadow anything, and that every launch
-// has at least one argument. Errors carry the plan's line:column.
+// has at least one argument; then ValidatePlanSizes. Errors carry the plan's line:column.
 absl::Status ValidatePlanAgainstSpec(const LaunchPlan& plan, const ProblemSpec& spec);
+
+// Evaluates every size a plan computes at every test and bench shape of `spec`, with checked
+// 64-bit arithmetic, before anything is allocated: scratch element counts >= 0 and their byte
+// sizes (count * dtype size, each and summed) within CheckedBufferBytes' bound
+// (common/byte_size.h: INT64_MAX minus 1 MiB of headroom for guards); grid and block
+// components >= 0 with products that fit in int64; shared memory >= 0; every template
+// argument and scalar argument evaluates (no overflow, no division by zero). So a validated
+// plan's sizes are safe to compute again with CheckedBufferBytes at those shapes. Errors are
+// "<line>:<column>: <what> '<expr>': <what overflowed or was negative> (at M=..,N=..)".
+// Zero grids and limits of the device are the runner's business (LAUNCH_ERROR).
+absl::Status ValidatePlanSizes(const LaunchPlan& plan, const ProblemSpec& spec);
 
 }  // namespace kjudge

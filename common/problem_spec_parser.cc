@@ -1,5 +1,6 @@
 // ParseProblemSpec (declared in problem_spec.h): problem.toml -> ProblemSpec, with validation.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/absl_compat.h"
+#include "common/byte_size.h"
 #include "common/problem_spec.h"
 #include "common/toml_reader.h"
 
@@ -34,8 +36,8 @@ class SpecParser {
          "example", "tensor", "scalar", "reference", "tolerance", "cost", "baseline"});
     if (st.ok()) st = ParseHeader(root);
     if (st.ok()) st = ParseSizes(root);
-    if (st.ok()) st = ParseShapes(root, "test_shapes", spec_.test_shapes);
-    if (st.ok()) st = ParseShapes(root, "bench_shapes", spec_.bench_shapes);
+    if (st.ok()) st = ParseShapes(root, "test_shapes", spec_.test_shapes, /*allow_scale=*/true);
+    if (st.ok()) st = ParseShapes(root, "bench_shapes", spec_.bench_shapes, /*allow_scale=*/false);
     if (st.ok()) st = ParseScalars(root);
     if (st.ok()) st = ParseTensors(root);
     if (st.ok()) st = ParseReference(root);
@@ -95,6 +97,8 @@ class SpecParser {
                                              "; expected a unique name"));
   }
 
+  static constexpr std::string_view kInputScaleKey = "input_scale";
+
   absl::Status ParseSizes(const toml::table& root) {
     absl::StatusOr<const toml::array*> sizes = r_.GetArray(root, "", "sizes");
     if (!sizes.ok()) return sizes.status();
@@ -106,6 +110,10 @@ class SpecParser {
         return r_.Error(node, path, absl::StrCat("expected a size name (a string), found ",
                                                  TomlReader::TypeName(node)));
       }
+      if (s->get() == kInputScaleKey) {
+        return r_.Error(node, path, "'input_scale' is reserved (a test shape's input scale); "
+                                    "expected another size name");
+      }
       if (absl::Status st = DeclareName(s->get(), node, path); !st.ok()) return st;
       spec_.sizes.push_back(s->get());
     }
@@ -113,27 +121,44 @@ class SpecParser {
   }
 
   absl::Status ParseShapes(const toml::table& root, std::string_view key,
-                           std::vector<Shape>& out) {
+                           std::vector<Shape>& out, bool allow_scale) {
     absl::StatusOr<const toml::array*> shapes = r_.GetArray(root, "", key);
     if (!shapes.ok()) return shapes.status();
     if ((*shapes)->empty()) {
       return r_.Error(*root.get(key), ToAbsl(key), "expected at least one shape, found an empty array");
     }
     for (size_t i = 0; i < (*shapes)->size(); ++i) {
-      absl::StatusOr<Shape> shape = ParseShape(*(*shapes)->get(i), TomlReader::Index(ToAbsl(key), i));
+      absl::StatusOr<Shape> shape =
+          ParseShape(*(*shapes)->get(i), TomlReader::Index(ToAbsl(key), i), allow_scale);
       if (!shape.ok()) return shape.status();
       out.push_back(*std::move(shape));
     }
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Shape> ParseShape(const toml::node& node, const std::string& path) {
+  absl::StatusOr<Shape> ParseShape(const toml::node& node, const std::string& path,
+                                   bool allow_scale) {
     absl::StatusOr<const toml::table*> table = r_.ElementTable(node, path);
     if (!table.ok()) return table.status();
     Shape shape;
     shape.order = spec_.sizes;
     for (const auto& [key, value] : **table) {
       const std::string key_path = TomlReader::Join(path, key.str());
+      if (key.str() == kInputScaleKey) {
+        if (!allow_scale) {
+          return r_.Error(value, key_path,
+                          "input_scale is for test shapes only (stress inputs for accuracy); "
+                          "bench shapes time the problem's own input distribution");
+        }
+        absl::StatusOr<double> scale = r_.GetNumber(**table, path, kInputScaleKey);
+        if (!scale.ok()) return scale.status();
+        if (!(*scale > 0.0) || !std::isfinite(*scale)) {
+          return r_.Error(value, key_path,
+                          absl::StrCat("expected a finite input scale > 0, found ", *scale));
+        }
+        shape.input_scale = *scale;
+        continue;
+      }
       if (std::find(spec_.sizes.begin(), spec_.sizes.end(), key.str()) == spec_.sizes.end()) {
         const SourcePos key_pos{static_cast<int>(key.source().begin.line),
                                 static_cast<int>(key.source().begin.column)};
@@ -288,8 +313,14 @@ class SpecParser {
     }
     const std::string_view a_key = normal ? "mean" : "low";
     const std::string_view b_key = normal ? "std" : "high";
-    if (absl::Status st = r_.CheckKeys(**init, init_path, {"dist", a_key, b_key}); !st.ok()) {
+    if (absl::Status st = r_.CheckKeys(**init, init_path, {"dist", a_key, b_key, "scalable"});
+        !st.ok()) {
       return st;
+    }
+    if ((*init)->contains("scalable")) {
+      absl::StatusOr<bool> scalable = r_.GetBool(**init, init_path, "scalable");
+      if (!scalable.ok()) return scalable.status();
+      tensor.init.scalable = *scalable;
     }
     absl::StatusOr<double> a = r_.GetNumber(**init, init_path, a_key);
     if (!a.ok()) return a.status();
@@ -364,7 +395,15 @@ class SpecParser {
   absl::Status ParseCost(const toml::table& root) {
     absl::StatusOr<const toml::table*> cost = r_.GetTable(root, "", "cost");
     if (!cost.ok()) return cost.status();
-    if (absl::Status st = r_.CheckKeys(**cost, "cost", {"flops", "bytes"}); !st.ok()) return st;
+    if (absl::Status st = r_.CheckKeys(**cost, "cost", {"flops", "bytes", "flops_lower_bound"});
+        !st.ok()) {
+      return st;
+    }
+    if ((*cost)->contains("flops_lower_bound")) {
+      absl::StatusOr<bool> bound = r_.GetBool(**cost, "cost", "flops_lower_bound");
+      if (!bound.ok()) return bound.status();
+      spec_.cost.flops_lower_bound = *bound;
+    }
     for (auto [key, out] : {std::pair{"flops", &spec_.cost.flops},
                             std::pair{"bytes", &spec_.cost.bytes}}) {
       absl::StatusOr<const toml::node*> node = r_.Require(**cost, "cost", key);
@@ -431,11 +470,21 @@ class SpecParser {
 
   absl::Status CheckShape(const Shape& shape) const {
     const std::string at = absl::StrCat(" at ", shape.Label());
+    int64_t total_bytes = 0;
     for (size_t i = 0; i < spec_.tensors.size(); ++i) {
-      absl::StatusOr<int64_t> n = spec_.ElementCount(spec_.tensors[i], shape);
-      if (!n.ok()) {
-        return r_.Rebase(n.status(), absl::StrCat(TomlReader::Index("tensor", i), ".shape", at));
+      const TensorSpec& tensor = spec_.tensors[i];
+      const std::string path = absl::StrCat(TomlReader::Index("tensor", i), ".shape", at);
+      absl::StatusOr<int64_t> n = spec_.ElementCount(tensor, shape);
+      if (!n.ok()) return r_.Rebase(n.status(), path);
+      // The runner allocates count * dtype size bytes (plus guards) for every tensor, several
+      // sets at once: each and their sum must stay far from wrapping around.
+      absl::StatusOr<int64_t> bytes = CheckedBufferBytes(*n, tensor.dtype);
+      if (bytes.ok()) bytes = CheckedAddBytes(total_bytes, *bytes);
+      if (!bytes.ok()) {
+        const SourcePos pos = tensor.shape.empty() ? SourcePos{0, 0} : tensor.shape.back().pos();
+        return r_.Error(pos, path, bytes.status().message());
       }
+      total_bytes = *bytes;
     }
     const Bindings bindings = spec_.BindingsFor(shape);
     for (auto [key, expr] : {std::pair{"cost.flops", &spec_.cost.flops},

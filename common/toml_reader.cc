@@ -138,6 +138,15 @@ absl::StatusOr<int64_t> TomlReader::GetInt(const toml::table& table, absl::strin
                absl::StrCat("expected an integer, found ", TypeName(**node)));
 }
 
+absl::StatusOr<bool> TomlReader::GetBool(const toml::table& table, absl::string_view path,
+                                         std::string_view key) const {
+  absl::StatusOr<const toml::node*> node = Require(table, path, key);
+  if (!node.ok()) return node.status();
+  if (const auto* b = (*node)->as_boolean()) return b->get();
+  return Error(**node, Join(path, key),
+               absl::StrCat("expected true or false, found ", TypeName(**node)));
+}
+
 absl::StatusOr<double> TomlReader::GetNumber(const toml::table& table, absl::string_view path,
                                              std::string_view key) const {
   absl::StatusOr<const toml::node*> node = Require(table, path, key);

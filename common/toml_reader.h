@@ -49,6 +49,8 @@ class TomlReader {
                                         std::string_view key) const;
   absl::StatusOr<int64_t> GetInt(const toml::table& table, absl::string_view path,
                                  std::string_view key) const;
+  absl::StatusOr<bool> GetBool(const toml::table& table, absl::string_view path,
+                               std::string_view key) const;
   // An integer or a float.
   absl::StatusOr<double> GetNumber(const toml::table& table, absl::string_view path,
                                    std::string_view key) const;

@@ -1,7 +1,19 @@
 // kjudge-worker: one per GPU. Pulls jobs from kjudge-server over gRPC and has them judged by
 // its runner child (kjudge-runner); no submitted code ever runs in this process.
+//
+// Key hygiene: the worker's API key must not reach the runner (the process that loads
+// submitted code) nor be readable by other processes of the same user. So the worker makes
+// itself non-dumpable first thing (/proc/<pid>/environ, mem, maps become root-only, no
+// ptrace), takes the key from a file (--api-key-file or KJUDGE_API_KEY_FILE; systemd's
+// LoadCredential=, a mounted Kubernetes secret), and scrubs the compatibility forms
+// (KJUDGE_API_KEY, --api-key) from its environment block and argv before any child exists.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <atomic>
 #include <cstdlib>
@@ -22,6 +34,64 @@ std::string DefaultRunnerPath(const char* argv0) {
   return (self.parent_path() / "kjudge-runner").string();
 }
 
+// Reads a key file: the whole file (at most 4 KiB), trailing whitespace stripped; the file is
+// closed before returning. Errors say why, never what the file holds.
+bool ReadKeyFile(const std::string& path, std::string& key, std::string& error) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot open --api-key-file '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  char buffer[4097];
+  size_t size = 0;
+  while (size < sizeof(buffer)) {
+    const ssize_t n = read(fd, buffer + size, sizeof(buffer) - size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    size += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (size >= sizeof(buffer)) {
+    error = "--api-key-file '" + path + "' is over 4 KiB; expected one API key";
+    return false;
+  }
+  while (size > 0 && (buffer[size - 1] == '\n' || buffer[size - 1] == '\r' ||
+                      buffer[size - 1] == ' ' || buffer[size - 1] == '\t')) {
+    --size;
+  }
+  key.assign(buffer, size);
+  std::memset(buffer, 0, sizeof(buffer));
+  if (key.empty()) {
+    error = "--api-key-file '" + path + "' is empty; expected an API key";
+    return false;
+  }
+  return true;
+}
+
+// Takes an environment variable out of the environment and overwrites its value in place:
+// unsetenv alone leaves the bytes in the initial environment block, which is what
+// /proc/<pid>/environ shows.
+std::string TakeEnv(const char* name) {
+  char* value = std::getenv(name);
+  if (value == nullptr) return "";
+  std::string copy = value;
+  std::memset(value, 'x', std::strlen(value));
+  unsetenv(name);
+  return copy;
+}
+
+// Overwrites the value of --api-key in argv (/proc/<pid>/cmdline is readable by every user).
+void ScrubKeyArgument(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    char* arg = argv[i];
+    if (std::strcmp(arg, "--api-key") == 0 && i + 1 < argc) {
+      std::memset(argv[i + 1], 'x', std::strlen(argv[i + 1]));
+    } else if (std::strncmp(arg, "--api-key=", 10) == 0) {
+      std::memset(arg + 10, 'x', std::strlen(arg + 10));
+    }
+  }
+}
+
 std::string HostName() {
   char buffer[256] = {};
   gethostname(buffer, sizeof(buffer) - 1);
@@ -31,6 +101,10 @@ std::string HostName() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else: /proc/<pid>/{environ,mem,maps,...} of a non-dumpable process are owned
+  // by root, so another process of this user (a compromised runner included) cannot read the
+  // key from them or ptrace this one. exec() resets it, so the runner child is unaffected.
+  const bool non_dumpable = prctl(PR_SET_DUMPABLE, 0) == 0;
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -53,11 +127,18 @@ int main(int argc, char** argv) {
                "Start one per GPU; it connects out to the server, so it may run on any host.\n"
                "Without a GPU it runs in compile-only mode and serves compile-only jobs."};
   app.add_option("--server", options.server, "kjudge-server address (host:port)")->capture_default_str();
-  if (const char* key = std::getenv("KJUDGE_API_KEY")) options.api_key = key;
   // The runner child, the one process that loads submitted kernels, inherits this environment;
-  // it needs no credentials.
-  unsetenv("KJUDGE_API_KEY");
-  app.add_option("--api-key", options.api_key, "API key with role worker (env KJUDGE_API_KEY)");
+  // it needs no credentials, nor where they are.
+  const std::string env_key = TakeEnv("KJUDGE_API_KEY");
+  std::string key_file = TakeEnv("KJUDGE_API_KEY_FILE");
+  unsetenv("CREDENTIALS_DIRECTORY");  // systemd LoadCredential=: the key file's directory
+  options.api_key = env_key;
+  app.add_option("--api-key-file", key_file,
+                 "file holding the API key with role worker, read once at start "
+                 "(env KJUDGE_API_KEY_FILE; e.g. systemd LoadCredential=, a mounted secret)");
+  app.add_option("--api-key", options.api_key,
+                 "API key with role worker (env KJUDGE_API_KEY); deprecated: visible to other "
+                 "processes, use --api-key-file");
   app.add_option("--tls-ca", options.tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
   app.add_option("--runner", runner, "path of kjudge-runner")->capture_default_str();
   app.add_option("--cache-dir", cache_dir, "directory for compiled cubins (created if missing)")->capture_default_str();
@@ -75,7 +156,27 @@ int main(int argc, char** argv) {
   app.add_option("--log-format", log_format, "text, or json (one object per line, for log pipelines)")
       ->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   CLI11_PARSE(app, argc, argv);
+  const bool key_on_command_line = app.count("--api-key") > 0;
+  ScrubKeyArgument(argc, argv);
   kjudge::InitLogging("worker", log_level, log_format);
+  if (!non_dumpable) spdlog::warn("prctl(PR_SET_DUMPABLE, 0) failed: {}", std::strerror(errno));
+  if (!key_file.empty()) {
+    if (key_on_command_line || !env_key.empty()) {
+      spdlog::warn("both an API key file and KJUDGE_API_KEY/--api-key were given; using the file");
+    }
+    std::string error;
+    if (!ReadKeyFile(key_file, options.api_key, error)) {
+      spdlog::error("{}", error);
+      return 2;
+    }
+  } else if (key_on_command_line) {
+    spdlog::warn("--api-key puts the key on the command line, where every user can read it in "
+                 "/proc/<pid>/cmdline until the worker scrubs it at start; use --api-key-file");
+  } else if (!env_key.empty()) {
+    spdlog::warn("KJUDGE_API_KEY was readable by processes of this user in the worker's "
+                 "/proc/<pid>/environ until it was scrubbed at start; use --api-key-file "
+                 "(KJUDGE_API_KEY_FILE)");
+  }
   if (options.name.empty()) options.name = HostName() + ":gpu" + std::to_string(device);
 
   std::error_code error;

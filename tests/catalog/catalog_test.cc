@@ -91,5 +91,43 @@ TEST(Catalog, HasTheIssueFourBreadth) {
   EXPECT_EQ(all->size(), names.size());
 }
 
+// Numerically sensitive problems (exp of inputs, squares, losses) must be tested on a
+// large-magnitude stress shape (input_scale on a test shape), so that e.g. a softmax without
+// the max shift, which passes on N(0, 1) inputs, overflows and fails.
+TEST(Catalog, NumericallySensitiveProblemsHaveAStressShape) {
+  const std::vector<std::pair<std::string, double>> sensitive = {
+      {"level1/23_Softmax", 100.0},        {"level1/24_LogSoftmax", 100.0},
+      {"level1/95_CrossEntropyLoss", 100.0}, {"level1/98_KLDivLoss", 100.0},
+      {"level1/100_HingeLoss", 100.0},     {"level1/94_MSELoss", 1000.0},
+      {"level1/33_BatchNorm", 1000.0},     {"level1/34_InstanceNorm", 1000.0},
+      {"level1/35_GroupNorm_", 1000.0},    {"level1/36_RMSNorm_", 1000.0},
+      {"level1/37_FrobeniusNorm_", 1000.0}, {"level1/38_L1Norm_", 1000.0},
+      {"level1/39_L2Norm_", 1000.0},       {"level1/40_LayerNorm", 1000.0},
+  };
+  for (const auto& [name, min_scale] : sensitive) {
+    absl::StatusOr<ProblemFiles> files = LoadProblemDir(kRoot / name, name);
+    ASSERT_TRUE(files.ok()) << name << ": " << files.status();
+    const Shape* stress = nullptr;
+    for (const Shape& shape : files->spec.test_shapes) {
+      if (shape.input_scale >= min_scale) stress = &shape;
+    }
+    ASSERT_NE(stress, nullptr) << name << " has no test shape with input_scale >= " << min_scale;
+    EXPECT_NE(stress->Label().find(",scale="), std::string::npos) << stress->Label();
+    for (const Shape& shape : files->spec.bench_shapes) EXPECT_EQ(shape.input_scale, 1.0);
+  }
+  // The softmax stress shape, as results name it.
+  absl::StatusOr<ProblemFiles> softmax = LoadProblemDir(kRoot / "level1/23_Softmax", "level1/23_Softmax");
+  ASSERT_TRUE(softmax.ok()) << softmax.status();
+  EXPECT_EQ(softmax->spec.test_shapes.back().Label(), "M=4,N=1000,scale=100");
+  // Cross entropy's class selectors are not scaled, its logits are.
+  absl::StatusOr<ProblemFiles> ce = LoadProblemDir(kRoot / "level1/95_CrossEntropyLoss", "level1/95_CrossEntropyLoss");
+  ASSERT_TRUE(ce.ok()) << ce.status();
+  const TensorSpec* t = ce->spec.FindTensor("T");
+  const TensorSpec* x = ce->spec.FindTensor("X");
+  ASSERT_TRUE(t != nullptr && x != nullptr);
+  EXPECT_EQ(ScaledInit(t->init, t->dtype, 100.0).b, 1.0);
+  EXPECT_EQ(ScaledInit(x->init, x->dtype, 100.0).b, 100.0);
+}
+
 }  // namespace
 }  // namespace kjudge

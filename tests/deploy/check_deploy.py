@@ -490,8 +490,17 @@ def smoke_systemd(work, bundle, server, key_file, env0):
     def server_proc():
         return Proc("server", server_argv, {**env0, **settings, "STATE_DIRECTORY": str(state)}, work / "systemd-server.log")
 
+    # What LoadCredential=api-key:/etc/kjudge/worker.key does: the key in a directory of its own.
+    unit_text = (unit_dir / "kjudge-worker@.service").read_text()
+    if "LoadCredential=api-key:" not in unit_text or "KJUDGE_API_KEY=" in unit_text:
+        fail("systemd worker unit: the key must come from LoadCredential=api-key:..., not the environment")
+    creds = work / "systemd-credentials"
+    creds.mkdir()
+    (creds / "api-key").write_text(key_file.read_text())
+
     def worker_proc():
-        return Proc("worker", worker_argv, {**env0, **settings, "CACHE_DIRECTORY": str(cache)}, work / "systemd-worker.log")
+        return Proc("worker", worker_argv, {**env0, **settings, "CACHE_DIRECTORY": str(cache),
+                                            "CREDENTIALS_DIRECTORY": str(creds)}, work / "systemd-worker.log")
 
     run_pair("systemd units' ExecStart", server_proc, worker_proc, port, metrics)
     # --metrics-listen came from KJUDGE_METRICS_LISTEN: the server answered while it ran?
@@ -506,9 +515,11 @@ def smoke_kubernetes(work, bundle, server, docs, env0):
         return
     port, metrics = free_port(), free_port()
     data, cache, tmp = work / "k8s-data", work / "k8s-cache", work / "k8s-tmp"
-    for d in (data, cache, tmp):
+    secret_dir = work / "k8s-secret"  # the worker-key Secret volume (mountPath /var/run/secrets/kjudge)
+    for d in (data, cache, tmp, secret_dir):
         d.mkdir()
     mapping = {"/var/lib/kjudge": str(data), "/var/cache/kjudge": str(cache), "/opt/kjudge": str(bundle),
+               "/var/run/secrets/kjudge": str(secret_dir),
                "0.0.0.0:50051": f"127.0.0.1:{port}", "kjudge-server:50051": f"127.0.0.1:{port}",
                "0.0.0.0:9464": f"127.0.0.1:{metrics}", "/tmp": str(tmp)}
     pattern = re.compile("|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)))
@@ -525,6 +536,7 @@ def smoke_kubernetes(work, bundle, server, docs, env0):
         fail("Kubernetes smoke run: no server or worker container found")
         return
     key = create_worker_key(server, data / "kjudge.sqlite", env0)
+    (secret_dir / "api-key").write_text(key)  # a Secret volume holds the bytes, no newline
     # What the Dockerfile's ENV does.
     image_env = {**env0, "KJUDGE_HOME": str(bundle),
                  "PATH": f"{bundle}/bin:{env0.get('PATH', '/usr/bin:/bin')}",
@@ -607,7 +619,7 @@ def smoke_slurm(work, bundle, server, env0):
 
 def smoke_slurm_devices(work, env0):
     """CUDA_VISIBLE_DEVICES=5,7 must give two workers, --device 0 and --device 1, each with its log
-    and the key in the environment (a stub worker stands in for the real one)."""
+    and --api-key-file, the key never in the environment (a stub worker stands in for the real one)."""
     sbatch = DEPLOY / "slurm" / "kjudge-worker.sbatch"
     stub = work / "stub-bundle"
     (stub / "bin").mkdir(parents=True)
@@ -633,11 +645,12 @@ def smoke_slurm_devices(work, env0):
             time.sleep(0.05)
         rc = job.stop()
         texts = [(logs / f"gpu{i}.log").read_text() if (logs / f"gpu{i}.log").exists() else "" for i in (0, 1)]
-        good = rc == 0 and all(f"--device {i} " in t and "key: kj_stub_secret" in t and "drained" in t
+        good = rc == 0 and all(f"--device {i} " in t and f"--api-key-file {key_file} " in t
+                               and "key: none" in t and "kj_stub_secret" not in t and "drained" in t
                                and "--log-format json" in t for i, t in enumerate(texts)) \
             and not (logs / "gpu2.log").exists()
         if good:
-            ok("Slurm script: CUDA_VISIBLE_DEVICES=5,7 -> workers on --device 0 and 1, key from the file, "
+            ok("Slurm script: CUDA_VISIBLE_DEVICES=5,7 -> workers on --device 0 and 1, --api-key-file (key not in env), "
                "extra args passed, SIGTERM forwarded to both")
         else:
             fail(f"Slurm script with CUDA_VISIBLE_DEVICES=5,7 (rc {rc}):{tail(job)}\n        gpu0: {texts[0]!r}\n        gpu1: {texts[1]!r}")

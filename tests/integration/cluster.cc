@@ -5,7 +5,19 @@
 #include <filesystem>
 #include <thread>
 
+#include "tests/support/binary_path.h"
+
 namespace kjudge::testing {
+namespace {
+
+// The binaries: $KJUDGE_*_BIN, next to this test binary or in ../bin/, else the build's
+// (tests/support/binary_path.h), so a copied test folder still runs.
+std::string ServerBin() { return ResolveBinary("kjudge-server", "KJUDGE_SERVER_BIN", KJUDGE_SERVER_BIN); }
+std::string WorkerBin() { return ResolveBinary("kjudge-worker", "KJUDGE_WORKER_BIN", KJUDGE_WORKER_BIN); }
+std::string RunnerBin() { return ResolveBinary("kjudge-runner", "KJUDGE_RUNNER", KJUDGE_RUNNER_BIN); }
+std::string CliBin() { return ResolveBinary("kjudge", "KJUDGE_CLI_BIN", KJUDGE_CLI_BIN); }
+
+}  // namespace
 
 std::string SourcePath(const std::string& relative) { return std::string(KJUDGE_SOURCE_DIR) + "/" + relative; }
 
@@ -22,7 +34,7 @@ Cluster::~Cluster() {
 }
 
 void Cluster::StartServer(const std::vector<std::string>& extra_args) {
-  std::vector<std::string> argv = {KJUDGE_SERVER_BIN, "--db", dir_ + "/kjudge.sqlite", "--listen", address(),
+  std::vector<std::string> argv = {ServerBin(), "--db", dir_ + "/kjudge.sqlite", "--listen", address(),
                                    "--problems", SourcePath("problems")};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   const std::string log = "server-" + std::to_string(++server_starts_) + ".log";
@@ -43,7 +55,7 @@ void Cluster::KillServer(int signal) {
 }
 
 void Cluster::StartWorker(const std::vector<std::string>& extra_args) {
-  std::vector<std::string> argv = {KJUDGE_WORKER_BIN, "--server", address(), "--runner", KJUDGE_RUNNER_BIN,
+  std::vector<std::string> argv = {WorkerBin(), "--server", address(), "--runner", RunnerBin(),
                                    "--cache-dir", dir_ + "/cubins", "--compile-only"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   workers_.push_back(std::make_unique<Subprocess>(argv, dir_ + "/worker.log"));
@@ -74,7 +86,7 @@ bool Cluster::WaitForLog(const std::string& file, const std::string& text, int t
 }
 
 std::string Cluster::CreateKey(const std::string& role) {
-  CommandResult run = Run({KJUDGE_SERVER_BIN, "--db", dir_ + "/kjudge.sqlite", "--json", "keys", "create",
+  CommandResult run = Run({ServerBin(), "--db", dir_ + "/kjudge.sqlite", "--json", "keys", "create",
                            "test-" + role, "--role", role},
                           std::chrono::seconds(30));
   nlohmann::json parsed = nlohmann::json::parse(run.out, nullptr, false);
@@ -83,7 +95,7 @@ std::string Cluster::CreateKey(const std::string& role) {
 }
 
 CliResult Cluster::Cli(const std::vector<std::string>& args, int timeout_s) {
-  std::vector<std::string> argv = {KJUDGE_CLI_BIN, "--server", address(), "--json"};
+  std::vector<std::string> argv = {CliBin(), "--server", address(), "--json"};
   argv.insert(argv.end(), args.begin(), args.end());
   CommandResult run = Run(argv, std::chrono::seconds(timeout_s));
   CliResult result{run.exit_code, run.out, run.err, nlohmann::json()};

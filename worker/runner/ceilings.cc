@@ -268,6 +268,17 @@ PhysicalFloor FloorOf(const ProblemSpec& spec, const Shape& shape, const Ceiling
   return floor;
 }
 
+PhysicalFloor ImpossibleFloorOf(const ProblemSpec& spec, const Shape& shape,
+                                const Ceilings& ceilings) {
+  PhysicalFloor floor = FloorOf(spec, shape, ceilings);
+  if (spec.cost.flops_lower_bound) return floor;
+  floor.compute_us = 0.0;
+  floor.rate = {0.0, "none: the problem does not declare its flops a lower bound for every "
+                     "correct algorithm ([cost] flops_lower_bound)"};
+  floor.us = floor.memory_us;
+  return floor;
+}
+
 double FloorUs(const ProblemSpec& spec, const Shape& shape, const Ceilings& ceilings) {
   return FloorOf(spec, shape, ceilings).us;
 }

@@ -17,10 +17,17 @@
 //     A GEMM that cuBLAS refuses leaves its rate 0 (logged); a CUDA error fails the whole step.
 // The best, not the median, is reported: the floor derived from it is then the most lenient.
 //
-// Floor of a timing: max(flops / compute rate, bytes / copy bandwidth), from the problem's
-// [cost] expressions; SOL% = floor / median * 100. The floor must be a true lower bound, since
-// a median under 0.9 x floor is SUSPICIOUS: so the compute rate is the most lenient (fastest)
-// way the hardware can legitimately compute the problem, judged by its tensors' dtypes:
+// Floor of a timing (FloorOf, for reporting): max(flops / compute rate, bytes / copy
+// bandwidth), from the problem's [cost] expressions; SOL% = floor / median * 100.
+// Impossible floor (ImpossibleFloorOf, for the SUSPICIOUS decision: a median under 0.9 x it):
+// the same, except that the compute term is present only when the problem declares
+// `flops_lower_bound = true`. The [cost] flops count one algorithm's work; an exact algebraic
+// rewrite can need fewer (level2/14: summing a GEMM's output over N is a GEMV with column
+// sums; Strassen-like GEMMs do fewer than 2MNK), and such a kernel is faster code, not a
+// cheat. Bytes are different: every correct kernel must read its inputs and write its outputs
+// at least once, so the memory term is always in. The impossible floor must be a true lower
+// bound, so the compute rate is also the most lenient (fastest) way the hardware can
+// legitimately compute the problem, judged by its tensors' dtypes:
 //   * f32 -> max(SGEMM, TF32): an fp32-accurate kernel may use tensor cores (3xTF32 split
 //     precision; 1xTF32 where the tolerance allows) and TF32 is faster than any of those;
 //   * f16 -> FP16; bf16 -> BF16; several of f32 / f16 / bf16 -> the fastest of their rates;
@@ -73,9 +80,14 @@ struct PhysicalFloor {
   ComputeRate rate;
 };
 
-// The physical floor of `shape` under `spec`'s cost model; 0 when unknown (no cost model, no
-// ceilings, or an expression that does not evaluate).
+// The physical floor of `shape` under `spec`'s cost model, both terms (for floor_us and SOL%);
+// 0 when unknown (no cost model, no ceilings, or an expression that does not evaluate).
 PhysicalFloor FloorOf(const ProblemSpec& spec, const Shape& shape, const Ceilings& ceilings);
+// The floor no correct kernel can beat, for the SUSPICIOUS decision: FloorOf with compute_us
+// (and its share of us) dropped unless spec.cost.flops_lower_bound; `rate` is then
+// {0, "none: ... flops_lower_bound ..."} saying why. us = max(compute_us, memory_us) as above.
+PhysicalFloor ImpossibleFloorOf(const ProblemSpec& spec, const Shape& shape,
+                                const Ceilings& ceilings);
 double FloorUs(const ProblemSpec& spec, const Shape& shape, const Ceilings& ceilings);
 
 }  // namespace kjudge::runner

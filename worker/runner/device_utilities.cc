@@ -377,9 +377,10 @@ absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count, 
   long long n = count;
   unsigned long long s = seed;
   unsigned int t = tensor_index;
-  int dist = init.dist == InitSpec::Dist::kNormal ? 0 : 1;
-  double a = init.a;
-  double b = init.b;
+  const InitSpec scaled = ScaledInit(init, dtype, input_scale_);
+  int dist = scaled.dist == InitSpec::Dist::kNormal ? 0 : 1;
+  double a = scaled.a;
+  double b = scaled.b;
   void* args[] = {&ptr, &n, &s, &t, &dist, &a, &b};
   constexpr unsigned int kThreads = 256;
   KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(count, kThreads)),

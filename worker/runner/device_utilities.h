@@ -7,6 +7,8 @@
 //   u1 = ((h1 >> 11) + 1) * 2^-53 in (0, 1], u2 = (h2 >> 11) * 2^-53 in [0, 1),
 //   normal:  a + b * sqrt(-2 ln u1) * cos(2 pi u2)      (Box-Muller; a = mean, b = std)
 //   uniform: a + (b - a) * u2                          (a = low, b = high)
+// with (a, b) the tensor's init scaled by the current input scale for float dtypes
+// (ScaledInit, problem_spec.h: a stress test shape's input_scale; 1 otherwise),
 // converted to the tensor's dtype with round-to-nearest (cuda_fp16 / cuda_bf16 / cuda_fp8
 // conversions; integers round to nearest and saturate). Same (seed, tensor, index) gives the
 // same value on any GPU and any launch configuration.
@@ -65,8 +67,13 @@ class DeviceUtilities {
   // Compiles (or fetches from the cache) and loads the utility kernels.
   static absl::StatusOr<DeviceUtilities> Create(std::string_view arch, const CubinCache& cache);
 
+  // Fills with `init` scaled by input_scale() (float dtypes only; see ScaledInit).
   absl::Status FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
                           uint32_t tensor_index, const InitSpec& init, cudaStream_t stream);
+  // The multiplier FillRandom (hence TensorSet::GenerateInputs) applies to float inputs: the
+  // Shape::input_scale of the shape whose inputs are being generated. 1 unless an
+  // InputScaleScope is alive; set it only through one, so it cannot leak into other shapes.
+  double input_scale() const { return input_scale_; }
   absl::Status Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream);
   absl::StatusOr<DeviceComparison> Compare(const void* out, const void* ref, DType dtype,
                                            int64_t count, double atol, double rtol,
@@ -81,9 +88,30 @@ class DeviceUtilities {
  private:
   DeviceUtilities(CudaModule module, DeviceBuffer slot)
       : module_(std::move(module)), slot_(std::move(slot)) {}
+  friend class InputScaleScope;
   CudaModule module_;
+  double input_scale_ = 1.0;
   DeviceBuffer slot_;  // reduction results (checksum, comparison)
   DeviceBuffer guard_table_;  // CheckGuards' regions and results; grows on demand
+};
+
+// Sets `utilities`' input scale for its lifetime, then restores the previous one: wrap each
+// TensorSet::GenerateInputs of a shape in one, e.g.
+//   InputScaleScope scale(utils, shape.input_scale);
+//   KJ_RETURN_IF_ERROR(set.GenerateInputs(utils, seed, stream));
+class InputScaleScope {
+ public:
+  InputScaleScope(DeviceUtilities& utilities, double scale)
+      : utilities_(utilities), previous_(utilities.input_scale_) {
+    utilities_.input_scale_ = scale;
+  }
+  ~InputScaleScope() { utilities_.input_scale_ = previous_; }
+  InputScaleScope(const InputScaleScope&) = delete;
+  InputScaleScope& operator=(const InputScaleScope&) = delete;
+
+ private:
+  DeviceUtilities& utilities_;
+  double previous_;
 };
 
 }  // namespace kjudge::runner

@@ -271,7 +271,7 @@ INSTANTIATE_TEST_SUITE_P(
                    "scratch X : f32",
                    "32:1: reference.plan: scratch buffer 'X' has the name of a tensor"},
         BrokenCase{"ReferencePlanDivisionByZeroAtAShape", "row_finish<256>", "row_finish<256 / (M - 1)>",
-                   "34:16: reference.plan at M=1,N=1: division by zero in '256 / (M - 1)'"},
+                   "34:16: reference.plan: division by zero in '256 / (M - 1)' (at M=1,N=1)"},
         BrokenCase{"ReferencePlanZeroGrid", "<<<M, 256, 0>>>", "<<<M - 1, 256, 0>>>",
                    "34:19: reference.plan at M=1,N=1: 'M - 1' is 0; expected a grid/block size >= 1"},
         BrokenCase{"CostUnknownSize", "flops = \"M * N\"", "flops = \"M * K\"",
@@ -285,6 +285,54 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"IntScalarWithFloatValue", "dtype = \"f32\"\nvalue = 0.5", "dtype = \"i32\"\nvalue = 0.5",
                    "27:9: scalar[0].value: expected an integer, found a float"}),
     [](const ::testing::TestParamInfo<BrokenCase>& param) { return param.param.name; });
+
+TEST(ProblemSpecTest, TestShapeInputScale) {
+  absl::StatusOr<ProblemSpec> spec = Parse(SpecWith(
+      "test_shapes = [ { M = 1, N = 1 }, { M = 3, N = 37 } ]",
+      "test_shapes = [ { M = 1, N = 1 }, { M = 4, N = 1000, input_scale = 1000.0 } ]"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->test_shapes[0].input_scale, 1.0);
+  EXPECT_EQ(spec->test_shapes[0].Label(), "M=1,N=1");
+  EXPECT_EQ(spec->test_shapes[1].input_scale, 1000.0);
+  EXPECT_EQ(spec->test_shapes[1].Label(), "M=4,N=1000,scale=1000");
+  // Float inits are scaled (both parameters); integers and scalable = false are not.
+  const InitSpec scaled = ScaledInit(spec->tensors[0].init, DType::kF32, 1000.0);
+  EXPECT_EQ(scaled.a, 0.0);
+  EXPECT_EQ(scaled.b, 1000.0);
+  EXPECT_EQ(ScaledInit(spec->tensors[0].init, DType::kI32, 1000.0).b, 1.0);
+  InitSpec fixed = spec->tensors[0].init;
+  fixed.scalable = false;
+  EXPECT_EQ(ScaledInit(fixed, DType::kF32, 1000.0).b, 1.0);
+
+  EXPECT_THAT(Message(Parse(SpecWith("{ M = 3, N = 37 } ]", "{ M = 3, N = 37, input_scale = 0 } ]"))),
+              HasSubstr("expected a finite input scale > 0"));
+  EXPECT_THAT(Message(Parse(SpecWith("bench_shapes = [ { M = 4096, N = 393216 } ]",
+                                     "bench_shapes = [ { M = 4096, N = 393216, input_scale = 2.0 } ]"))),
+              HasSubstr("input_scale is for test shapes only"));
+  EXPECT_THAT(Message(Parse(SpecWith(R"(sizes = ["M", "N"])", R"(sizes = ["M", "input_scale"])"))),
+              HasSubstr("'input_scale' is reserved"));
+}
+
+TEST(ProblemSpecTest, InitScalable) {
+  absl::StatusOr<ProblemSpec> spec =
+      Parse(SpecWith("mean = 0.0, std = 1.0 }", "mean = 0.0, std = 1.0, scalable = false }"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->tensors[0].init.scalable);
+  EXPECT_THAT(Message(Parse(SpecWith("mean = 0.0, std = 1.0 }", "mean = 0.0, std = 1.0, scalable = 1 }"))),
+              HasSubstr("expected true or false"));
+}
+
+TEST(ProblemSpecTest, FlopsLowerBound) {
+  absl::StatusOr<ProblemSpec> spec = Parse(kValidSpec);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->cost.flops_lower_bound);  // the default: flops are not a lower bound
+  spec = Parse(SpecWith(R"(flops = "M * N")", "flops = \"M * N\"\nflops_lower_bound = true"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->cost.flops_lower_bound);
+  EXPECT_THAT(Message(Parse(SpecWith(R"(flops = "M * N")",
+                                     "flops = \"M * N\"\nflops_lower_bound = \"yes\""))),
+              HasSubstr("cost.flops_lower_bound: expected true or false, found a string"));
+}
 
 }  // namespace
 }  // namespace kjudge

@@ -126,6 +126,40 @@ TEST(Ceilings, FloorUsesTheProblemsDtypes) {
   EXPECT_EQ(f.rate.tflops, 0.0);
 }
 
+// The SUSPICIOUS floor keeps the compute term only for problems that declare their flops a
+// lower bound for every correct algorithm; SOL% (FloorOf) always has both terms.
+TEST(Ceilings, ImpossibleFloorIgnoresFlopsUnlessDeclared) {
+  absl::StatusOr<ProblemSpec> spec = ParseProblemSpec(testing::kReluSpec, "relu.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_FALSE(spec->cost.flops_lower_bound);
+  // Compute-bound ceilings: 100 us of flops, 8 us of bytes.
+  const Ceilings slow_alu = Uniform(1000.0, 0.01);
+  const PhysicalFloor report = FloorOf(*spec, ShapeOf(1000, 1000), slow_alu);
+  EXPECT_NEAR(report.us, 100.0, 1e-9);
+  const PhysicalFloor impossible = ImpossibleFloorOf(*spec, ShapeOf(1000, 1000), slow_alu);
+  EXPECT_NEAR(impossible.us, 8.0, 1e-9);
+  EXPECT_NEAR(impossible.memory_us, 8.0, 1e-9);
+  EXPECT_EQ(impossible.compute_us, 0.0);
+  EXPECT_EQ(impossible.rate.tflops, 0.0);
+  EXPECT_NE(impossible.rate.name.find("flops_lower_bound"), std::string::npos);
+
+  std::string toml = testing::kReluSpec;
+  const std::string bytes_line = "bytes = \"8 * M * N\"";
+  const size_t at = toml.find(bytes_line);
+  ASSERT_NE(at, std::string::npos);
+  toml.insert(at + bytes_line.size(), "\nflops_lower_bound = true");
+  absl::StatusOr<ProblemSpec> declared = ParseProblemSpec(toml, "relu_bound.toml");
+  ASSERT_TRUE(declared.ok()) << declared.status();
+  EXPECT_TRUE(declared->cost.flops_lower_bound);
+  const PhysicalFloor both = ImpossibleFloorOf(*declared, ShapeOf(1000, 1000), slow_alu);
+  EXPECT_NEAR(both.us, 100.0, 1e-9);
+  EXPECT_NEAR(both.compute_us, 100.0, 1e-9);
+  // Memory-bound ceilings: the same either way.
+  EXPECT_NEAR(ImpossibleFloorOf(*spec, ShapeOf(1000, 1000), Uniform(1000.0, 1.0)).us, 8.0, 1e-9);
+  // Unknown ceilings: no floor.
+  EXPECT_EQ(ImpossibleFloorOf(*declared, ShapeOf(1000, 1000), Ceilings{}).us, 0.0);
+}
+
 TEST(ClockMonitor, NeverFailsAndSaysWhyWhenUnavailable) {
   std::unique_ptr<ClockMonitor> m = ClockMonitor::Open(12345);  // no such device anywhere
   ASSERT_NE(m, nullptr);

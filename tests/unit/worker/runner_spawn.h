@@ -1,4 +1,6 @@
-// Spawns kjudge-runner (path: $KJUDGE_RUNNER, else the build-time KJUDGE_RUNNER_PATH) and speaks its line protocol.
+// Spawns kjudge-runner and speaks its line protocol. The runner: RunnerPath() (tests/support/
+// binary_path.h: $KJUDGE_RUNNER, next to this test binary, ../bin/, else the build-time
+// KJUDGE_RUNNER_PATH), so a test copied into a bundle's bin/ finds the bundle's runner.
 #pragma once
 
 #include <sys/wait.h>
@@ -12,9 +14,15 @@
 #include <gtest/gtest.h>
 
 #include "kjudge/v1/runner.pb.h"
+#include "tests/support/binary_path.h"
 #include "worker/runner/runner_io.h"
 
 namespace kjudge::runner::testing {
+
+// Resolved before fork (the child may only exec).
+inline std::string RunnerPath() {
+  return ::kjudge::testing::ResolveBinary("kjudge-runner", "KJUDGE_RUNNER", KJUDGE_RUNNER_PATH);
+}
 
 struct RunOutcome {
   std::vector<v1::RunnerMessage> messages;
@@ -27,6 +35,7 @@ inline RunOutcome RunRunner(const std::vector<std::string>& args, const std::str
   int from_child[2];
   EXPECT_EQ(pipe(to_child), 0);
   EXPECT_EQ(pipe(from_child), 0);
+  std::string path = RunnerPath();
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(to_child[0], STDIN_FILENO);
@@ -34,9 +43,6 @@ inline RunOutcome RunRunner(const std::vector<std::string>& args, const std::str
     close(to_child[1]);
     close(from_child[0]);
     std::vector<char*> argv;
-    // KJUDGE_RUNNER overrides the build-time path (for a packed test folder on a GPU host).
-    const char* env_path = std::getenv("KJUDGE_RUNNER");
-    std::string path = env_path != nullptr ? env_path : KJUDGE_RUNNER_PATH;
     argv.push_back(path.data());
     std::vector<std::string> copy = args;
     for (std::string& a : copy) argv.push_back(a.data());
