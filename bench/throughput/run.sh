@@ -13,6 +13,8 @@
 #    100 ms over that window.
 # Prints verdicts per hour per GPU, mean GPU utilisation and the cold times; writes
 # OUT_DIR/{throughput.json,server.log,worker*.log,util.csv}.
+# KJUDGE_BIN_DIR=DIR takes the binaries from DIR instead (e.g. an older bundle's bin/, to measure
+# before and after on the same GPU).
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [N]" >&2; exit 2; }
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -21,6 +23,7 @@ mkdir -p "$1" && OUT="$(cd "$1" && pwd)"
 ORIG_LD="${LD_LIBRARY_PATH:-}"
 # shellcheck source=/dev/null
 source "$BUNDLE/env.sh"
+BIN="${KJUDGE_BIN_DIR:-$BUNDLE/bin}"
 host_py() { if [[ -n "$ORIG_LD" ]]; then LD_LIBRARY_PATH="$ORIG_LD" python3 "$@"; else env -u LD_LIBRARY_PATH python3 "$@"; fi; }
 TMP="$(mktemp -d)"
 PIDS=()
@@ -29,15 +32,15 @@ trap cleanup EXIT
 
 PORT=$((20000 + RANDOM % 20000))
 ADDR="127.0.0.1:$PORT"
-setsid "$BUNDLE/bin/kjudge-server" --db "$TMP/kjudge.sqlite" --listen "$ADDR" \
+setsid "$BIN/kjudge-server" --db "$TMP/kjudge.sqlite" --listen "$ADDR" \
   --problems "$BUNDLE/problems" --submit-rate 100000 --submit-burst 100000 \
   >"$OUT/server.log" 2>&1 </dev/null & PIDS+=($!)
-for _ in $(seq 1 100); do "$BUNDLE/bin/kjudge" --server "$ADDR" problems >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 1 100); do "$BIN/kjudge" --server "$ADDR" problems >/dev/null 2>&1 && break; sleep 0.1; done
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 ((GPUS > 0)) || { echo "no GPU" >&2; exit 1; }
 for g in $(seq 0 $((GPUS - 1))); do
-  setsid "$BUNDLE/bin/kjudge-worker" --server "$ADDR" --device "$g" \
-    --runner "$BUNDLE/bin/kjudge-runner" --cache-dir "$TMP/cubins" \
+  setsid "$BIN/kjudge-worker" --server "$ADDR" --device "$g" \
+    --runner "$BIN/kjudge-runner" --cache-dir "$TMP/cubins" \
     >"$OUT/worker$g.log" 2>&1 </dev/null & PIDS+=($!)
 done
 for _ in $(seq 1 600); do
@@ -49,10 +52,10 @@ EXAMPLES=(level1/19_ReLU level1/23_Softmax level1/1_Square_matrix_multiplication
 declare -A COLD
 for p in "${EXAMPLES[@]}"; do
   t0=$(date +%s.%N)
-  "$BUNDLE/bin/kjudge" --server "$ADDR" --json submit "$BUNDLE/problems/$p/solution.cu" \
+  "$BIN/kjudge" --server "$ADDR" --json submit "$BUNDLE/problems/$p/solution.cu" \
     --problem "$p" --wait >"$TMP/cold.json" 2>&1
   t1=$(date +%s.%N)
-  COLD[$p]=$(echo "$t1 - $t0" | bc)
+  COLD[$p]=$(awk "BEGIN {printf \"%.2f\", $t1 - $t0}")
   echo "cold $p: ${COLD[$p]} s ($(grep -o '"verdict": *"[A-Z_]*"' "$TMP/cold.json" | head -1))"
 done
 
@@ -64,13 +67,13 @@ nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 
   >"$OUT/util.csv" 2>/dev/null & UTIL_PID=$!
 start=$(date +%s.%N)
 : >"$TMP/ids"
+SUBMITS=()
 for k in $(seq 1 "$N"); do
   p="${EXAMPLES[$(( (k - 1) % 3 ))]}"
-  "$BUNDLE/bin/kjudge" --server "$ADDR" --json submit "$TMP/v$k.cu" --problem "$p" \
-    >"$TMP/s$k.json" 2>&1 &
+  "$BIN/kjudge" --server "$ADDR" --json submit "$TMP/v$k.cu" --problem "$p" \
+    >"$TMP/s$k.json" 2>&1 & SUBMITS+=($!)
 done
-wait_jobs() { while [[ -n "$(jobs -p | grep -v "^$UTIL_PID$")" ]]; do sleep 0.05; done; }
-wait_jobs
+wait "${SUBMITS[@]}"
 for k in $(seq 1 "$N"); do
   host_py -c 'import json,sys; d=json.load(open(sys.argv[1])); j=d.get("job",d); print(j.get("id",""))' "$TMP/s$k.json" >>"$TMP/ids" 2>/dev/null
 done
@@ -79,7 +82,7 @@ while true; do
   : >"$TMP/verdicts"
   while read -r id; do
     [[ -n "$id" ]] || continue
-    "$BUNDLE/bin/kjudge" --server "$ADDR" --json job "$id" >"$TMP/j.json" 2>/dev/null
+    "$BIN/kjudge" --server "$ADDR" --json job "$id" >"$TMP/j.json" 2>/dev/null
     rc=$?
     if ((rc == 4)); then pending=$((pending + 1)); else
       host_py -c 'import json,sys; d=json.load(open(sys.argv[1])); j=d.get("job",d); print(j.get("result",{}).get("verdict","?"), j.get("finished_unix_ms", j.get("finishedUnixMs","0")))' "$TMP/j.json" >>"$TMP/verdicts"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -43,8 +44,18 @@ int Serve(int device) {
   while (true) {
     kjudge::v1::CandidateRequest request;
     std::vector<kjudge::runner::ScopedFd> fds;
-    if (!channel.Receive(&request, forever, &fds).ok()) return 0;  // the judge is done
+    if (!channel.Receive(&request, forever, &fds).ok()) {
+      // The judge is done. Leave at once: the driver tears the context down as the process
+      // ends, off the judge's path (it has read our output by the time the pipe closes).
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(0);
+    }
     const kjudge::v1::CandidateReply reply = (*session)->Handle(request, std::move(fds));
+    // Whatever the kernels printed (device printf lands in stdio's buffer at each
+    // synchronisation) is in the pipe before the judge reads the reply.
+    std::fflush(stdout);
+    std::fflush(stderr);
     if (!channel.Send(reply).ok()) return 0;
     if (reply.sticky()) std::_Exit(kjudge::runner::kStickyExitCode);  // skip CUDA teardown
   }

@@ -110,7 +110,12 @@ void CandidateProcess::Drain(int fd) {
   while (true) {
     const ssize_t n = read(fd, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) {
+      std::lock_guard<std::mutex> lock(output_mu_);
+      drained_ = true;
+      drained_cv_.notify_all();
+      return;
+    }
     std::lock_guard<std::mutex> lock(output_mu_);
     const size_t room = kMaxCandidateOutput - output_.text.size();
     const size_t take = std::min(room, static_cast<size_t>(n));
@@ -244,12 +249,25 @@ absl::Status CandidateProcess::Release(int set) {
 }
 
 CandidateOutput CandidateProcess::Finish() {
-  if (!reaped_) {
-    // Closing the channel ends the child's loop; a child busy in a kernel is killed.
-    shutdown(channel_.fd(), SHUT_RDWR);
-    Reap(std::chrono::milliseconds(1000));
+  // Closing the channel ends the child's loop; it exits at once, which closes its output.
+  shutdown(channel_.fd(), SHUT_RDWR);
+  {
+    std::unique_lock<std::mutex> lock(output_mu_);
+    if (!drained_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return drained_; })) {
+      kill(pid_, SIGKILL);  // stuck (in a kernel?): its output ends here
+    }
   }
   if (drainer_.joinable()) drainer_.join();
+  if (!reaped_) {
+    if (waitpid(pid_, &wait_status_, WNOHANG) != pid_) {
+      std::thread([pid = pid_] {
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      }).detach();
+    }
+    reaped_ = true;
+  }
   std::lock_guard<std::mutex> lock(output_mu_);
   return std::exchange(output_, CandidateOutput{});
 }

@@ -14,13 +14,16 @@
 //    never sticky for the judge: only the candidate's own context is lost). No reply in time
 //    is TIMEOUT (the child is killed, which ends its kernels); a child that dies is
 //    RUNTIME_ERROR saying how it ended.
-//  * Finish() closes the channel, reaps the child (killing it after a grace period) and returns
-//    what it printed; the destructor does the same and discards it.
+//  * Finish() closes the channel and returns what the child printed once its output pipe
+//    closes (the child leaves at once when the channel closes; killed after a second if not).
+//    The child is reaped in the background: its CUDA context's teardown by the driver costs the
+//    judge nothing. The destructor does the same and discards the output.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -86,7 +89,9 @@ class CandidateProcess {
   bool reaped_ = false;
   int wait_status_ = 0;
   std::mutex output_mu_;
+  std::condition_variable drained_cv_;
   CandidateOutput output_;  // guarded by output_mu_
+  bool drained_ = false;    // guarded by output_mu_: the pipe reached its end
   std::thread drainer_;
 };
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/byte_size.h"
 #include "worker/runner/str_util.h"
 #include "worker/runner/runner_error.h"
 
@@ -136,15 +137,26 @@ absl::Status CheckBlockSize(cudaKernel_t kernel, const dim3& block, std::string_
 
 }  // namespace
 
+// The bytes of one scratch buffer, checked (a validated plan never fails here: defence in
+// depth against arithmetic that would wrap to a small allocation).
+static absl::StatusOr<size_t> CheckedScratchBytes(const ScratchDecl& s, const Bindings& bindings,
+                                           const std::string& where) {
+  KJ_ASSIGN_OR_RETURN(int64_t count, EvalInt(s.count, bindings, where, "element count"));
+  absl::StatusOr<int64_t> bytes = CheckedBufferBytes(count, s.dtype);
+  if (!bytes.ok()) return MakeRunnerError(v1::REJECTED, Cat(where, ": ", Sv(bytes.status().message())));
+  return static_cast<size_t>(*bytes);
+}
+
 absl::StatusOr<size_t> ScratchBytes(const LaunchPlan& plan, const Bindings& bindings) {
-  size_t total = 0;
+  int64_t total = 0;
   for (const ScratchDecl& s : plan.scratch) {
     const std::string where = Cat("line ", s.pos.line, ": scratch ", s.name);
-    KJ_ASSIGN_OR_RETURN(int64_t count, EvalInt(s.count, bindings, where, "element count"));
-    if (count < 0) return LaunchError(where, Cat("negative element count ", count));
-    total += GuardedBytes(static_cast<size_t>(count) * DTypeSize(s.dtype));
+    KJ_ASSIGN_OR_RETURN(size_t bytes, CheckedScratchBytes(s, bindings, where));
+    absl::StatusOr<int64_t> sum = CheckedAddBytes(total, static_cast<int64_t>(GuardedBytes(bytes)));
+    if (!sum.ok()) return MakeRunnerError(v1::REJECTED, Cat(where, ": ", Sv(sum.status().message())));
+    total = *sum;
   }
-  return total;
+  return static_cast<size_t>(total);
 }
 
 absl::StatusOr<PlanExecutor::PreparedLaunch> PlanExecutor::PrepareLaunch(
@@ -190,14 +202,8 @@ absl::StatusOr<ScratchSet> ScratchSet::Allocate(const LaunchPlan& plan, const Bi
   ScratchSet set;
   for (const ScratchDecl& s : plan.scratch) {
     const std::string where = Cat("line ", s.pos.line, ": scratch ", s.name);
-    KJ_ASSIGN_OR_RETURN(int64_t count, EvalInt(s.count, bindings, where, "element count"));
-    if (count < 0) return LaunchError(where, Cat("negative element count ", count));
-    const auto size = static_cast<uint64_t>(count);
-    if (size > (uint64_t{1} << 50U) / DTypeSize(s.dtype)) {
-      return MakeRunnerError(v1::REJECTED, Cat(where, ": ", count, " elements of ",
-                                               DTypeName(s.dtype), " cannot be allocated"));
-    }
-    const size_t bytes = static_cast<size_t>(count) * DTypeSize(s.dtype);
+    KJ_ASSIGN_OR_RETURN(size_t bytes, CheckedScratchBytes(s, bindings, where));
+    const int64_t count = static_cast<int64_t>(bytes / DTypeSize(s.dtype));
     const std::string what = Cat("scratch ", s.name);
     absl::StatusOr<DeviceBuffer> buffer =
         shared_device >= 0 ? DeviceBuffer::AllocateGuardedShared(bytes, what, guards, shared_device)

@@ -44,6 +44,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
@@ -161,7 +162,11 @@ class VerdictProtocol {
   uint64_t seed_ = 0;
   GuardPattern guards_{0};  // the job's guard bands (canary: its own secret), set in Run()
   uint64_t samples_drawn_ = 0;  // fresh inputs drawn for timed samples so far
-  std::map<size_t, bool> library_oracle_ok_;  // bench shape -> the library agreed (RunExpected)
+  std::map<size_t, bool> library_oracle_ok_;
+  // Where a job's time goes, logged at its end: "compile 120, reference compile 0, ...".
+  void Mark(const char* phase);
+  std::string phases_;
+  std::chrono::steady_clock::time_point last_mark_;  // bench shape -> the library agreed (RunExpected)
   bool sticky_ = false;
   JobSetup setup_;
   CompileOutcome candidate_;
