@@ -14,7 +14,7 @@
 # Prints verdicts per hour per GPU, mean GPU utilisation and the cold times; writes
 # OUT_DIR/{throughput.json,server.log,worker*.log,util.csv}.
 # KJUDGE_BIN_DIR=DIR takes the binaries from DIR instead (e.g. an older bundle's bin/, to measure
-# before and after on the same GPU).
+# before and after on the same GPU), and KJUDGE_PROBLEMS_DIR=DIR the catalog that goes with them.
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [N]" >&2; exit 2; }
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -24,6 +24,7 @@ ORIG_LD="${LD_LIBRARY_PATH:-}"
 # shellcheck source=/dev/null
 source "$BUNDLE/env.sh"
 BIN="${KJUDGE_BIN_DIR:-$BUNDLE/bin}"
+PROBLEMS="${KJUDGE_PROBLEMS_DIR:-$BUNDLE/problems}"
 host_py() { if [[ -n "$ORIG_LD" ]]; then LD_LIBRARY_PATH="$ORIG_LD" python3 "$@"; else env -u LD_LIBRARY_PATH python3 "$@"; fi; }
 TMP="$(mktemp -d)"
 PIDS=()
@@ -33,7 +34,7 @@ trap cleanup EXIT
 PORT=$((20000 + RANDOM % 20000))
 ADDR="127.0.0.1:$PORT"
 setsid "$BIN/kjudge-server" --db "$TMP/kjudge.sqlite" --listen "$ADDR" \
-  --problems "$BUNDLE/problems" --submit-rate 100000 --submit-burst 100000 \
+  --problems "$PROBLEMS" --submit-rate 100000 --submit-burst 100000 \
   >"$OUT/server.log" 2>&1 </dev/null & PIDS+=($!)
 for _ in $(seq 1 100); do "$BIN/kjudge" --server "$ADDR" problems >/dev/null 2>&1 && break; sleep 0.1; done
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
@@ -52,7 +53,7 @@ EXAMPLES=(level1/19_ReLU level1/23_Softmax level1/1_Square_matrix_multiplication
 declare -A COLD
 for p in "${EXAMPLES[@]}"; do
   t0=$(date +%s.%N)
-  "$BIN/kjudge" --server "$ADDR" --json submit "$BUNDLE/problems/$p/solution.cu" \
+  "$BIN/kjudge" --server "$ADDR" --json submit "$PROBLEMS/$p/solution.cu" \
     --problem "$p" --wait >"$TMP/cold.json" 2>&1
   t1=$(date +%s.%N)
   COLD[$p]=$(awk "BEGIN {printf \"%.2f\", $t1 - $t0}")
@@ -61,7 +62,7 @@ done
 
 for k in $(seq 1 "$N"); do
   p="${EXAMPLES[$(( (k - 1) % 3 ))]}"
-  { cat "$BUNDLE/problems/$p/solution.cu"; echo "// variant $k $RANDOM"; } >"$TMP/v$k.cu"
+  { cat "$PROBLEMS/$p/solution.cu"; echo "// variant $k $RANDOM"; } >"$TMP/v$k.cu"
 done
 nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 100 \
   >"$OUT/util.csv" 2>/dev/null & UTIL_PID=$!

@@ -49,6 +49,9 @@ int Serve(int device) {
       // ends, off the judge's path (it has read our output by the time the pipe closes).
       std::fflush(stdout);
       std::fflush(stderr);
+      // Our output ends here, not after the kernel has unmapped the CUDA address space.
+      close(STDOUT_FILENO);
+      close(STDERR_FILENO);
       std::_Exit(0);
     }
     const kjudge::v1::CandidateReply reply = (*session)->Handle(request, std::move(fds));

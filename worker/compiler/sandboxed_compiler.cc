@@ -239,6 +239,55 @@ SandboxedCompiler::SandboxedCompiler(SandboxedCompilerOptions options)
                             options_.include_dirs.end());
 }
 
+SandboxedCompiler::~SandboxedCompiler() {
+  const Spawned spare = TakeSpare();
+  if (spare.pid > 0) {
+    ::close(spare.fd);  // it exits on EOF; Reap kills it if it does not
+    Reap(spare.pid, Clock::now() + std::chrono::milliseconds(200));
+  }
+}
+
+absl::StatusOr<SandboxedCompiler::Spawned> SandboxedCompiler::Launch() const {
+  absl::StatusOr<std::string> binary = FindCompilerBinary(options_.compiler_path);
+  if (!binary.ok()) return Internal(runner::Sv(binary.status().message()));
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return Errno("socketpair");
+  UniqueFd parent_end(fds[0]);
+  UniqueFd child_end(fds[1]);
+  absl::StatusOr<pid_t> pid = Spawn(*binary, Arguments(), child_end.get());
+  if (!pid.ok()) return pid.status();
+  if (::fcntl(parent_end.get(), F_SETFL, O_NONBLOCK) != 0) {
+    Reap(*pid, Clock::now());
+    return Errno("fcntl(O_NONBLOCK)");
+  }
+  return Spawned{*pid, parent_end.release()};
+}
+
+SandboxedCompiler::Spawned SandboxedCompiler::TakeSpare() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Spawned s = std::exchange(spare_, Spawned{});
+  if (s.pid > 0) {
+    int status = 0;
+    if (::waitpid(s.pid, &status, WNOHANG) != 0) {  // it died while waiting: not usable
+      ::close(s.fd);
+      return Spawned{};
+    }
+  }
+  return s;
+}
+
+void SandboxedCompiler::StartSpare() const {
+  absl::StatusOr<Spawned> s = Launch();
+  if (!s.ok()) return;  // the next Compile() spawns its own and reports why it cannot
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spare_.pid > 0) {
+    ::close(s->fd);
+    Reap(s->pid, Clock::now());
+    return;
+  }
+  spare_ = *s;
+}
+
 std::vector<std::string> SandboxedCompiler::Arguments() const {
   const CompilerLimits& l = options_.limits;
   std::vector<std::string> args = {
@@ -262,18 +311,13 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
   if (request.source.size() > limits.source_bytes) {
     return LimitOutcome(kLimitSource, limits.source_bytes);
   }
-  absl::StatusOr<std::string> binary = FindCompilerBinary(options_.compiler_path);
-  if (!binary.ok()) return Internal(runner::Sv(binary.status().message()));
-
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return Errno("socketpair");
-  UniqueFd parent_end(fds[0]);
-  UniqueFd child_end(fds[1]);
-  absl::StatusOr<pid_t> pid = Spawn(*binary, Arguments(), child_end.get());
-  if (!pid.ok()) return pid.status();
-  Child child(*pid);
-  child_end.Reset();  // EOF on parent_end once the child is gone
-  if (::fcntl(parent_end.get(), F_SETFL, O_NONBLOCK) != 0) return Errno("fcntl(O_NONBLOCK)");
+  Spawned spawned = TakeSpare();
+  if (spawned.pid <= 0) {
+    KJ_ASSIGN_OR_RETURN(spawned, Launch());
+  }
+  StartSpare();  // the next compile's process gets ready while this one compiles
+  UniqueFd parent_end(spawned.fd);
+  Child child(spawned.pid);
 
   const auto deadline = start + std::chrono::seconds(limits.wall_seconds);
   ProtocolRequest wire;

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,9 +60,15 @@ struct SandboxedCompilerOptions {
   bool allow_unsandboxed = false;  // kernels without Landlock only; logged loudly
 };
 
+// The next compile's process is started ahead (spawned, NVRTC loaded, sandboxed, waiting on
+// its fd 3), so a compile pays only for NVRTC itself: a spare is taken by each Compile() and
+// the next one started right away.
 class SandboxedCompiler {
  public:
   explicit SandboxedCompiler(SandboxedCompilerOptions options = {});
+  ~SandboxedCompiler();
+  SandboxedCompiler(const SandboxedCompiler&) = delete;
+  SandboxedCompiler& operator=(const SandboxedCompiler&) = delete;
 
   absl::StatusOr<runner::CompileOutcome> Compile(const runner::CompileRequest& request) const;
 
@@ -70,7 +77,18 @@ class SandboxedCompiler {
   std::vector<std::string> Arguments() const;
 
  private:
+  struct Spawned {
+    pid_t pid = -1;
+    int fd = -1;  // our end of its fd 3
+  };
+  absl::StatusOr<Spawned> Launch() const;
+  // A live spare, or pid -1 when none.
+  Spawned TakeSpare() const;
+  void StartSpare() const;
+
   SandboxedCompilerOptions options_;
+  mutable std::mutex mu_;
+  mutable Spawned spare_;  // guarded by mu_
 };
 
 // The compiler binary: explicit_path when not empty; else kjudge-compiler in the directory of

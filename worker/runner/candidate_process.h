@@ -103,14 +103,17 @@ namespace kjudge::runner {
 // still being finished, so its CUDA start-up (~150 ms) is off the job's path.
 //
 // Contract: Take() hands over the process started ahead (or starts one now); Prestart()
-// starts the next one if none is waiting. Never two in use at once: a job's timed samples
-// never share the GPU with a candidate's context creation.
+// starts the next one if none is waiting, and AwaitNext() waits until that one's CUDA context
+// exists. A job takes its candidate, starts the next one at once (its start-up overlaps the
+// job's compile and checks) and waits for it before its first timed sample: a timed sample
+// never shares the GPU with a context being created.
 class CandidateLauncher {
  public:
   CandidateLauncher(std::string path, int device, std::chrono::milliseconds timeout)
       : path_(std::move(path)), device_(device), timeout_(timeout) {}
   absl::StatusOr<std::unique_ptr<CandidateProcess>> Take();
   void Prestart();
+  void AwaitNext();
 
  private:
   std::string path_;

@@ -39,27 +39,32 @@ absl::StatusOr<size_t> TensorSet::OutputBytes(const ProblemSpec& spec, const Sha
 
 absl::StatusOr<TensorSet> TensorSet::Allocate(const ProblemSpec& spec, const Shape& shape,
                                               const GuardPattern& guards) {
-  return AllocateRoles(spec, shape, false, guards, -1);
+  return AllocateRoles(spec, shape, std::nullopt, guards, -1);
+}
+
+absl::StatusOr<TensorSet> TensorSet::AllocateInputs(const ProblemSpec& spec, const Shape& shape,
+                                                    const GuardPattern& guards) {
+  return AllocateRoles(spec, shape, TensorRole::kIn, guards, -1);
 }
 
 absl::StatusOr<TensorSet> TensorSet::AllocateShared(const ProblemSpec& spec, const Shape& shape,
                                                     const GuardPattern& guards, int device) {
-  return AllocateRoles(spec, shape, false, guards, device);
+  return AllocateRoles(spec, shape, std::nullopt, guards, device);
 }
 
 absl::StatusOr<TensorSet> TensorSet::AllocateOutputs(const ProblemSpec& spec, const Shape& shape,
                                                      const GuardPattern& guards) {
-  return AllocateRoles(spec, shape, true, guards, -1);
+  return AllocateRoles(spec, shape, TensorRole::kOut, guards, -1);
 }
 
 absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, const Shape& shape,
-                                                   bool outputs_only,
+                                                   std::optional<TensorRole> only,
                                                    const GuardPattern& guards,
                                                    int shared_device) {
   TensorSet set;
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const TensorSpec& t = spec.tensors[i];
-    if (outputs_only && t.role != TensorRole::kOut) continue;
+    if (only.has_value() && t.role != *only) continue;
     Entry e;
     e.spec = &t;
     e.index = static_cast<uint32_t>(i);

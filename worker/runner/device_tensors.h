@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ class TensorSet {
   static absl::StatusOr<TensorSet> AllocateOutputs(const ProblemSpec& spec, const Shape& shape,
                                                    const GuardPattern& guards);
   static absl::StatusOr<size_t> OutputBytes(const ProblemSpec& spec, const Shape& shape);
+  // Only the inputs (the judge's private copy of a candidate's inputs).
+  static absl::StatusOr<TensorSet> AllocateInputs(const ProblemSpec& spec, const Shape& shape,
+                                                  const GuardPattern& guards);
   // Every tensor in memory a candidate process can map (DeviceBuffer::AllocateGuardedShared
   // on `device`): the judge's view of a candidate's tensors.
   static absl::StatusOr<TensorSet> AllocateShared(const ProblemSpec& spec, const Shape& shape,
@@ -89,8 +93,8 @@ class TensorSet {
     DeviceBuffer buffer;
   };
   static absl::StatusOr<TensorSet> AllocateRoles(const ProblemSpec& spec, const Shape& shape,
-                                                 bool outputs_only, const GuardPattern& guards,
-                                                 int shared_device);
+                                                 std::optional<TensorRole> only,
+                                                 const GuardPattern& guards, int shared_device);
   std::vector<Entry> entries_;
   std::map<std::string, void*> pointers_;
 };

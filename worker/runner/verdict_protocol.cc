@@ -267,6 +267,7 @@ absl::Status VerdictProtocol::LoadCandidate() {
     return MakeRunnerError(v1::INTERNAL_ERROR, "no candidate processes on this runner");
   }
   KJ_ASSIGN_OR_RETURN(process_, env_.candidates->Take());
+  env_.candidates->Prestart();  // the next job's: ready before this job's timed samples
   return process_->Load(run_, candidate_.program);
 }
 
@@ -358,7 +359,7 @@ absl::StatusOr<std::string> VerdictProtocol::ModifiedInputs(const Shape& shape,
                                                             const TensorSet& tensors,
                                                             uint64_t seed) {
   // The judge's private copy: the same inputs regenerated in memory no candidate maps.
-  KJ_ASSIGN_OR_RETURN(TensorSet pristine, TensorSet::Allocate(setup_.spec, shape, guards_));
+  KJ_ASSIGN_OR_RETURN(TensorSet pristine, TensorSet::AllocateInputs(setup_.spec, shape, guards_));
   KJ_RETURN_IF_ERROR(AsInternal(pristine.GenerateInputs(*env_.utilities, seed, env_.stream),
                                 "input generation"));
   return tensors.InputsDifferingFrom(pristine, *env_.utilities, env_.stream);
@@ -429,6 +430,8 @@ absl::Status VerdictProtocol::TimeBenchShapes() {
       }
     }
   }
+  // The next job's candidate finishes its CUDA start-up now, not during a timed sample.
+  env_.candidates->AwaitNext();
   const ClockMonitor* clock = env_.timing.clock;
   if (!shapes.empty() && (clock == nullptr || !clock->available())) {
     out_.mutable_result()->add_flags(
@@ -468,8 +471,10 @@ absl::StatusOr<int> VerdictProtocol::InputSetsThatFit(const Shape& shape) const 
   const auto per_set = static_cast<double>(tensor_bytes) + static_cast<double>(output_bytes) +
                        static_cast<double>(cand_scratch);
   int sets = 0;
+  // Once per shape: the judge's private copy of one set's inputs (the byte-for-byte check).
+  const double pristine = static_cast<double>(tensor_bytes) - static_cast<double>(output_bytes);
   while (sets < kMaxInputSets &&
-         static_cast<double>(ref_scratch) + (sets + 1) * per_set <= usable) {
+         static_cast<double>(ref_scratch) + pristine + (sets + 1) * per_set <= usable) {
     ++sets;
   }
   if (sets == 0) {

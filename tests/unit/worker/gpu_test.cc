@@ -494,7 +494,9 @@ TEST(GpuVerdict, WrongOnlyAtTheBenchShapeIsWrongAnswer) {
   EXPECT_THAT(r.result().message(), HasSubstr("first bad flat index 12345"));
 }
 
-TEST(GpuRunnerProcess, StickyErrorWritesResultAndExits3) {
+// A sticky CUDA error happens in the job's candidate process, never in the runner: the
+// candidate dies, the runner reports RUNTIME_ERROR and serves the next job with a fresh one.
+TEST(GpuRunnerProcess, StickyErrorEndsTheCandidateNotTheRunner) {
   SKIP_WITHOUT_GPU();
   const v1::RunSpec bad = WithKernel(
       "extern \"C\" __global__ void k(const float* X, float* Y, long long n) {\n"
@@ -505,13 +507,14 @@ TEST(GpuRunnerProcess, StickyErrorWritesResultAndExits3) {
                          testing::RequestLine(bad) +
                              testing::RequestLine(testing::ReluRunSpec(testing::kReluCandidate,
                                                                        false)));
-  EXPECT_EQ(o.exit_status, 3);
+  EXPECT_EQ(o.exit_status, 0);
   const std::vector<v1::JobResult> results = testing::Results(o);
-  ASSERT_EQ(results.size(), 1U);  // the second request is never served
+  ASSERT_EQ(results.size(), 2U);
   EXPECT_EQ(results[0].verdict(), v1::RUNTIME_ERROR);
   EXPECT_THAT(results[0].cuda_error(), HasSubstr("cudaError"));
   EXPECT_THAT(results[0].message(), HasSubstr("launch 1 of 1 (line 1: k)"));
   EXPECT_THAT(results[0].message(), HasSubstr("M=1,N=1"));
+  EXPECT_EQ(results[1].verdict(), v1::CORRECT) << results[1].message();
 }
 
 // --measured-gpu: a restarted runner takes over the first runner's measurements, but only
