@@ -285,10 +285,6 @@ absl::StatusOr<std::unique_ptr<CandidateProcess>> CandidateLauncher::Take() {
   return p;
 }
 
-void CandidateLauncher::AwaitNext() {
-  if (next_ != nullptr) (void)next_->AwaitReady();  // a failure shows again in Take()
-}
-
 void CandidateLauncher::Prestart() {
   if (next_ != nullptr) return;
   absl::StatusOr<std::unique_ptr<CandidateProcess>> p =

@@ -103,17 +103,16 @@ namespace kjudge::runner {
 // still being finished, so its CUDA start-up (~150 ms) is off the job's path.
 //
 // Contract: Take() hands over the process started ahead (or starts one now); Prestart()
-// starts the next one if none is waiting, and AwaitNext() waits until that one's CUDA context
-// exists. A job takes its candidate, starts the next one at once (its start-up overlaps the
-// job's compile and checks) and waits for it before its first timed sample: a timed sample
-// never shares the GPU with a context being created.
+// starts the next one if none is waiting. A job starts the next one as it ends, so its CUDA
+// start-up overlaps the worker's round trip and the next job's compile and reference runs.
+// Starting it earlier (when a job takes its own, awaited before the timed samples) was
+// measured slower on an H100: context creation slowed the running job's checks 3-5x.
 class CandidateLauncher {
  public:
   CandidateLauncher(std::string path, int device, std::chrono::milliseconds timeout)
       : path_(std::move(path)), device_(device), timeout_(timeout) {}
   absl::StatusOr<std::unique_ptr<CandidateProcess>> Take();
   void Prestart();
-  void AwaitNext();
 
  private:
   std::string path_;

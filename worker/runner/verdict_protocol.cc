@@ -267,7 +267,6 @@ absl::Status VerdictProtocol::LoadCandidate() {
     return MakeRunnerError(v1::INTERNAL_ERROR, "no candidate processes on this runner");
   }
   KJ_ASSIGN_OR_RETURN(process_, env_.candidates->Take());
-  env_.candidates->Prestart();  // the next job's: ready before this job's timed samples
   return process_->Load(run_, candidate_.program);
 }
 
@@ -430,8 +429,6 @@ absl::Status VerdictProtocol::TimeBenchShapes() {
       }
     }
   }
-  // The next job's candidate finishes its CUDA start-up now, not during a timed sample.
-  env_.candidates->AwaitNext();
   const ClockMonitor* clock = env_.timing.clock;
   if (!shapes.empty() && (clock == nullptr || !clock->available())) {
     out_.mutable_result()->add_flags(
