@@ -78,10 +78,12 @@ absl::StatusOr<std::unique_ptr<CandidateProcess>> CandidateProcess::Spawn(
 
   std::vector<std::string> args = {path, "--device", std::to_string(device)};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env = ChildEnvironment();
   std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = -1;

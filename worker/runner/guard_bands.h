@@ -9,7 +9,8 @@
 // The after-guard starts exactly at data byte n, so a write to element n lands in it.
 //
 // Pattern: the guard byte at device address a is byte (a % 8) of SplitMix64(canary + a / 8)
-// (little-endian). The canary is derived from the job seed (GuardCanary), so the bytes differ
+// (little-endian). The canary is a per-job random secret, independent of the input seed (a kernel
+// that reads guard bytes learns nothing about its inputs), so the bytes differ
 // per job and a kernel cannot hard-code them; they depend on the address, so every guard holds
 // different bytes and an off-by-one copy (Y[n] = X[n]: X's guard into Y's) still changes Y's.
 // The host fills the guards at allocation (GuardPattern::Bytes); DeviceUtilities::CheckGuards
