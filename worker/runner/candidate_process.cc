@@ -91,8 +91,8 @@ absl::StatusOr<std::unique_ptr<CandidateProcess>> CandidateProcess::Spawn(
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (err != 0) return SpawnError("posix_spawn", err);
-  out_write.reset();
-  theirs.reset();
+  out_write.Reset();
+  theirs.Reset();
   std::unique_ptr<CandidateProcess> p(
       new CandidateProcess(pid, std::move(ours), std::move(out_read), timeout));
   return p;

@@ -26,21 +26,6 @@ int MsUntil(MessageChannel::Clock::time_point deadline) {
 
 }  // namespace
 
-ScopedFd::ScopedFd(ScopedFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-ScopedFd& ScopedFd::operator=(ScopedFd&& other) noexcept {
-  if (this != &other) {
-    reset();
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-ScopedFd::~ScopedFd() { reset(); }
-int ScopedFd::release() { return std::exchange(fd_, -1); }
-void ScopedFd::reset() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-}
-
 absl::Status MessageChannel::Send(const google::protobuf::MessageLite& message,
                                   const std::vector<int>& fds) {
   if (fds.size() > kMaxFds) return absl::InvalidArgumentError("too many descriptors in a frame");

@@ -19,26 +19,12 @@
 #include <google/protobuf/message_lite.h>
 
 #include "absl/status/statusor.h"
+#include "worker/compiler/unique_fd.h"
 
 namespace kjudge::runner {
 
-// An owned file descriptor (RAII, movable).
-class ScopedFd {
- public:
-  ScopedFd() = default;
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ScopedFd(ScopedFd&& other) noexcept;
-  ScopedFd& operator=(ScopedFd&& other) noexcept;
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  ~ScopedFd();
-  int get() const { return fd_; }
-  int release();  // gives up ownership
-  void reset();
-
- private:
-  int fd_ = -1;
-};
+// An owned file descriptor: the one RAII type for descriptors in the tree.
+using ScopedFd = compiler::UniqueFd;
 
 class MessageChannel {
  public:
