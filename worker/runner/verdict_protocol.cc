@@ -317,15 +317,8 @@ absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault)
     KJ_ASSIGN_OR_RETURN(ScratchSet scratch,
                         ScratchSet::Allocate(setup_.candidate_plan, setup_.spec.BindingsFor(shape),
                                              guards_, env_.device));
-    std::vector<BindBuffer> buffers;
-    for (const TensorSet::BufferView& b : tensors.Buffers()) {
-      buffers.push_back({b.name, b.buffer, /*read_only=*/false});
-    }
-    for (size_t k = 0; k < scratch.buffers.size(); ++k) {
-      buffers.push_back({scratch.names[k], &scratch.buffers[k], false});
-    }
     const int set = next_set_++;
-    KJ_RETURN_IF_ERROR(process_->Bind(set, false, static_cast<int>(i), buffers));
+    KJ_RETURN_IF_ERROR(BindSet(set, false, i, tensors, scratch, /*writable_inputs=*/true));
     KJ_RETURN_IF_ERROR(process_->Run(set, /*sync_each=*/true));
     return ModifiedInputs(shape, tensors, seed);
   }();
@@ -343,10 +336,10 @@ absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault)
 }
 
 absl::Status VerdictProtocol::BindSet(int set, bool bench, size_t i, const TensorSet& tensors,
-                                      const ScratchSet& scratch) {
+                                      const ScratchSet& scratch, bool writable_inputs) {
   std::vector<BindBuffer> buffers;
   for (const TensorSet::BufferView& b : tensors.Buffers()) {
-    buffers.push_back({b.name, b.buffer, b.read_only});
+    buffers.push_back({b.name, b.buffer, b.read_only && !writable_inputs});
   }
   for (size_t k = 0; k < scratch.buffers.size(); ++k) {
     buffers.push_back({scratch.names[k], &scratch.buffers[k], false});

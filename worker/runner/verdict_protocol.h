@@ -104,9 +104,10 @@ class VerdictProtocol {
   // runs it again with writable inputs; INPUT_MODIFIED naming them if they changed, else
   // `fault` as it was.
   absl::Status DiagnoseFault(size_t i, const absl::Status& fault);
-  // Shares `tensors` and `scratch` with the candidate as set `set` of shape i.
+  // Shares `tensors` and `scratch` with the candidate as set `set` of shape i; inputs are
+  // read-only there unless `writable_inputs` (DiagnoseFault's second run).
   absl::Status BindSet(int set, bool bench, size_t i, const TensorSet& tensors,
-                       const ScratchSet& scratch);
+                       const ScratchSet& scratch, bool writable_inputs = false);
   // The inputs of `tensors` against a private copy regenerated from `seed`: the names of
   // those that differ byte for byte ("" when none).
   absl::StatusOr<std::string> ModifiedInputs(const Shape& shape, const TensorSet& tensors,
