@@ -120,12 +120,14 @@ bool WorkerLoop::Register(const std::atomic<int>& stop_requests) {
   return false;
 }
 
-void WorkerLoop::Report(const std::string& job_id, const v1::RunnerProgress& progress) {
+void WorkerLoop::Report(const std::string& job_id, const std::string& lease_token,
+                        const v1::RunnerProgress& progress) {
   grpc::ClientContext context;
   Prepare(&context, std::chrono::seconds(2));
   v1::ReportProgressRequest request;
   request.set_worker_id(worker_id_);
   request.set_job_id(job_id);
+  request.set_lease_token(lease_token);
   request.set_stage(progress.stage());
   request.set_done(progress.done());
   request.set_total(progress.total());
@@ -134,7 +136,7 @@ void WorkerLoop::Report(const std::string& job_id, const v1::RunnerProgress& pro
   (void)stub_->ReportProgress(&context, request, &response);
 }
 
-void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
+void WorkerLoop::Complete(const std::string& job_id, const std::string& lease_token, const RunOutcome& outcome,
                           const std::atomic<int>& stop_requests) {
   int shrink_level = 0;
   grpc::Status refusal;
@@ -146,6 +148,7 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
       v1::ReleaseJobRequest request;
       request.set_worker_id(worker_id_);
       request.set_job_id(job_id);
+      request.set_lease_token(lease_token);
       request.set_reason(outcome.reason);
       v1::ReleaseJobResponse response;
       status = stub_->ReleaseJob(&context, request, &response);
@@ -153,6 +156,7 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
       v1::CompleteJobRequest request;
       request.set_worker_id(worker_id_);
       request.set_job_id(job_id);
+      request.set_lease_token(lease_token);
       *request.mutable_result() = outcome.result.result();
       *request.mutable_new_baselines() = outcome.result.new_baselines();
       if (!ShrinkResult(shrink_level, refusal, &request)) {
@@ -173,7 +177,13 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
         continue;
       }
     }
-    if (status.ok() || status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) return;
+    // FAILED_PRECONDITION: the lease is gone; PERMISSION_DENIED / UNAUTHENTICATED: this worker
+    // or its key is refused (revoked). Sending again cannot help.
+    if (status.ok() || status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+        status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+        status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+      return;
+    }
     if (RefusesResult(status)) return;  // a hand-back the server refuses: resending cannot help
     // The server is down or restarting: keep the result and try again, unless told to quit
     // twice (then the lease expires on the server and the job is run again).
@@ -207,11 +217,11 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests) {
                spec.compile_only() ? "compile-only" : "full", response.attempt());
   RunOutcome outcome;
   {
-    LeaseKeeper keeper(stub_.get(), options_.api_key, worker_id_, spec.job_id(),
+    LeaseKeeper keeper(stub_.get(), options_.api_key, worker_id_, spec.job_id(), response.lease_token(),
                        std::chrono::milliseconds(lease_seconds_ * 1000 / 3));
     // Give the job up when the lease is lost or on the second stop request.
     outcome = supervisor_->Run(
-        spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), progress); },
+        spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), response.lease_token(), progress); },
         [&] { return keeper.lost().load() || stop_requests.load() >= 2; });
   }
   if (outcome.handed_back) {
@@ -220,7 +230,7 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests) {
     spdlog::info("job {}: {} {}", spec.job_id(), v1::Verdict_Name(outcome.result.result().verdict()),
                  outcome.result.result().message());
   }
-  Complete(spec.job_id(), outcome, stop_requests);
+  Complete(spec.job_id(), response.lease_token(), outcome, stop_requests);
   return true;
 }
 

@@ -44,8 +44,9 @@ class WorkerLoop {
   // true if a job was served.
   bool ServeOne(const std::atomic<int>& stop_requests);
   void Prepare(grpc::ClientContext* context, std::chrono::milliseconds timeout) const;
-  void Report(const std::string& job_id, const v1::RunnerProgress& progress);
-  void Complete(const std::string& job_id, const RunOutcome& outcome, const std::atomic<int>& stop_requests);
+  void Report(const std::string& job_id, const std::string& lease_token, const v1::RunnerProgress& progress);
+  void Complete(const std::string& job_id, const std::string& lease_token, const RunOutcome& outcome,
+                const std::atomic<int>& stop_requests);
 
   WorkerOptions options_;
   RunnerSupervisor* supervisor_;
