@@ -306,9 +306,9 @@ TEST_F(WorkerTrust, RevokingAWorkerKeyRequeuesItsJobAtOnceAndRefusesTheKey) {
   ASSERT_EQ(lease.spec().job_id(), job);
 
   // `keys revoke` is its own process on the same SQLite file, as an operator runs it.
-  CommandResult revoke = Run({ResolveBinary("kjudge-server", "KJUDGE_SERVER_BIN", KJUDGE_SERVER_BIN), "--db",
-                              cluster_->dir() + "/kjudge.sqlite", "keys", "revoke", KeyId(key_a_)},
-                             std::chrono::seconds(30));
+  const std::string server = ResolveBinary("kjudge-server", "KJUDGE_SERVER_BIN", KJUDGE_SERVER_BIN);
+  CommandResult revoke = kjudge::testing::Run(
+      {server, "--db", cluster_->dir() + "/kjudge.sqlite", "keys", "revoke", KeyId(key_a_)}, std::chrono::seconds(30));
   ASSERT_EQ(revoke.exit_code, 0) << revoke.err;
   EXPECT_NE(revoke.err.find("1 job lease(s) of its workers requeued"), std::string::npos) << revoke.err;
   v1::Job requeued = GetJob(job);
