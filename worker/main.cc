@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include "CLI/CLI.hpp"
@@ -120,6 +121,7 @@ int main(int argc, char** argv) {
   std::string log_format = "text";
   int device = 0;
   bool compile_only = false;
+  std::string compile_ahead = "auto";
   double compile_s = 60, stall_s = 20, job_s = 600;
   int time_budget_ms = 2000;
 
@@ -145,6 +147,11 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "CUDA device index this worker drives")->capture_default_str();
   app.add_flag("--compile-only", compile_only, "only compile, even if a GPU is present");
   app.add_option("--arch", arch, "NVRTC target in compile-only mode (default sm_90a)");
+  app.add_option("--compile-ahead", compile_ahead,
+                 "lease the next job while one runs and compile it ahead in a second, compile-only "
+                 "runner, so the GPU never waits for NVRTC: auto (on when the worker drives a GPU), "
+                 "on, off")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--name", options.name, "name shown on the dashboard (default host:gpuN)");
   app.add_option("--compile-timeout", compile_s, "seconds a compilation may take")->capture_default_str();
   app.add_option("--stall-timeout", stall_s, "seconds without progress before a kernel counts as hung")
@@ -203,6 +210,19 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // The next job compiles in a second, compile-only runner while the judge times this one: it
+  // fills the shared cubin cache, so the GPU never waits for NVRTC. Only with a GPU by default:
+  // in compile-only mode the compile is the whole job ("on" there is for tests).
+  std::unique_ptr<kjudge::worker::RunnerSupervisor> ahead;
+  if (compile_ahead == "on" || (compile_ahead == "auto" && !supervisor.gpu().compile_only())) {
+    std::vector<std::string> ahead_args = {"--compile-only", "--arch", supervisor.gpu().arch(), "--cache-dir", cache_dir};
+    ahead = std::make_unique<kjudge::worker::RunnerSupervisor>(runner, ahead_args, limits);
+    if (absl::StatusOr<kjudge::v1::GpuInfo> info = ahead->Start(); !info.ok()) {
+      spdlog::warn("no compile-ahead runner ({}): jobs compile on the judge only", info.status().message());
+      ahead.reset();
+    }
+  }
+
   std::atomic<int> stop_requests{0};
   std::thread signals([&] {
     while (true) {
@@ -216,6 +236,6 @@ int main(int argc, char** argv) {
     }
   });
   signals.detach();
-  kjudge::worker::WorkerLoop loop(options, &supervisor);
+  kjudge::worker::WorkerLoop loop(options, &supervisor, ahead.get());
   return loop.Run(stop_requests);
 }

@@ -76,8 +76,9 @@ void Backoff(int attempt) {
 
 }  // namespace
 
-WorkerLoop::WorkerLoop(WorkerOptions options, RunnerSupervisor* supervisor)
+WorkerLoop::WorkerLoop(WorkerOptions options, RunnerSupervisor* supervisor, RunnerSupervisor* compile_ahead)
     : options_(std::move(options)), supervisor_(supervisor) {
+  if (compile_ahead != nullptr) prefetcher_ = std::make_unique<JobPrefetcher>(compile_ahead);
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
@@ -193,44 +194,66 @@ void WorkerLoop::Complete(const std::string& job_id, const std::string& lease_to
   }
 }
 
-bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests) {
+std::optional<LeasedJob> WorkerLoop::LeaseOne(int wait_ms, const std::atomic<int>& stop_requests,
+                                              bool may_register) {
   grpc::ClientContext context;
-  Prepare(&context, std::chrono::milliseconds(options_.lease_wait_ms + 5000));
+  Prepare(&context, std::chrono::milliseconds(wait_ms + 5000));
   v1::LeaseJobRequest request;
   request.set_worker_id(worker_id_);
-  request.set_wait_ms(options_.lease_wait_ms);
-  v1::LeaseJobResponse response;
-  grpc::Status status = stub_->LeaseJob(&context, request, &response);
-  if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+  request.set_wait_ms(wait_ms);
+  LeasedJob job;
+  grpc::Status status = stub_->LeaseJob(&context, request, &job.lease);
+  if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION && may_register) {
     spdlog::warn("{}; registering again", status.error_message());
     Register(stop_requests);
-    return false;
+    return std::nullopt;
   }
   if (!status.ok()) {
     spdlog::warn("lease failed: {} (retrying)", status.error_message());
-    Backoff(3);
-    return false;
+    if (may_register) Backoff(3);
+    return std::nullopt;
   }
-  if (!response.has_job()) return false;
-  const v1::RunSpec& spec = response.spec();
-  spdlog::info("job {}: {} {} (attempt {})", spec.job_id(), spec.problem(),
-               spec.compile_only() ? "compile-only" : "full", response.attempt());
+  if (!job.lease.has_job()) return std::nullopt;
+  job.keeper = std::make_unique<LeaseKeeper>(stub_.get(), options_.api_key, worker_id_, job.lease.spec().job_id(),
+                                             job.lease.lease_token(),
+                                             std::chrono::milliseconds(lease_seconds_ * 1000 / 3));
+  return job;
+}
+
+void WorkerLoop::HandBack(const LeasedJob& job, const std::string& reason, const std::atomic<int>& stop_requests) {
   RunOutcome outcome;
-  {
-    LeaseKeeper keeper(stub_.get(), options_.api_key, worker_id_, spec.job_id(), response.lease_token(),
-                       std::chrono::milliseconds(lease_seconds_ * 1000 / 3));
-    // Give the job up when the lease is lost or on the second stop request.
-    outcome = supervisor_->Run(
-        spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), response.lease_token(), progress); },
-        [&] { return keeper.lost().load() || stop_requests.load() >= 2; });
+  outcome.handed_back = true;
+  outcome.reason = reason;
+  spdlog::info("job {}: handing it back: {}", job.lease.spec().job_id(), reason);
+  Complete(job.lease.spec().job_id(), job.lease.lease_token(), outcome, stop_requests);
+}
+
+bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests, bool prefetch_next) {
+  std::optional<LeasedJob> job = prefetcher_ != nullptr ? prefetcher_->Take() : std::nullopt;
+  if (!job.has_value()) job = LeaseOne(options_.lease_wait_ms, stop_requests, /*may_register=*/true);
+  if (!job.has_value()) return false;
+  const v1::RunSpec& spec = job->lease.spec();
+  spdlog::info("job {}: {} {} (attempt {})", spec.job_id(), spec.problem(),
+               spec.compile_only() ? "compile-only" : "full", job->lease.attempt());
+  if (prefetcher_ != nullptr && prefetch_next && stop_requests.load() == 0) {
+    // No long poll here: take a second job only when one is waiting now, so a job is never
+    // held back from a worker that is idle.
+    prefetcher_->Begin([this, &stop_requests] { return LeaseOne(0, stop_requests, /*may_register=*/false); },
+                       [&stop_requests] { return stop_requests.load() >= 2; });
   }
+  // Give the job up when the lease is lost or on the second stop request.
+  const LeaseKeeper& keeper = *job->keeper;
+  RunOutcome outcome = supervisor_->Run(
+      spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), job->lease.lease_token(), progress); },
+      [&] { return keeper.lost().load() || stop_requests.load() >= 2; });
+  job->keeper.reset();  // stop renewing before the result is posted
   if (outcome.handed_back) {
     spdlog::warn("job {}: handed back: {}", spec.job_id(), outcome.reason);
   } else {
     spdlog::info("job {}: {} {}", spec.job_id(), v1::Verdict_Name(outcome.result.result().verdict()),
                  outcome.result.result().message());
   }
-  Complete(spec.job_id(), response.lease_token(), outcome, stop_requests);
+  Complete(spec.job_id(), job->lease.lease_token(), outcome, stop_requests);
   return true;
 }
 
@@ -238,8 +261,14 @@ int WorkerLoop::Run(const std::atomic<int>& stop_requests) {
   if (!Register(stop_requests)) return 0;
   int served = 0;
   while (stop_requests.load() == 0) {
-    if (ServeOne(stop_requests)) ++served;
+    const bool last = options_.max_jobs > 0 && served + 1 >= options_.max_jobs;
+    if (ServeOne(stop_requests, /*prefetch_next=*/!last)) ++served;
     if (options_.max_jobs > 0 && served >= options_.max_jobs) break;
+  }
+  if (prefetcher_ != nullptr) {
+    if (std::optional<LeasedJob> ahead = prefetcher_->Take(); ahead.has_value()) {
+      HandBack(*ahead, "the worker is stopping", stop_requests);
+    }
   }
   spdlog::info("worker stopping after {} job(s)", served);
   return 0;

@@ -9,8 +9,12 @@
 //    then every text is capped and mismatch lists dropped, then an INTERNAL_ERROR saying so is
 //    posted instead; past that the result is given up (the lease expires). No retry loop.
 //  * A worker unknown to the server (its database was replaced) registers again.
-//  * The first stop request drains: the job in hand is finished, no new job is leased. The
-//    second hands the job in hand back to the queue and returns at once.
+//  * With a compile-ahead runner, the next job is leased (only if one is waiting: no long poll)
+//    and compiled while the judge runs the current one (JobPrefetcher), so a worker holds at
+//    most two leases: the job being judged and the one after it.
+//  * The first stop request drains: the job in hand is finished, no new job is leased, and a
+//    job leased ahead is handed back at once. The second hands the job in hand back too and
+//    returns at once.
 #pragma once
 
 #include <atomic>
@@ -20,6 +24,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
+#include "worker/job_prefetcher.h"
 #include "worker/runner_supervisor.h"
 
 namespace kjudge::worker {
@@ -35,14 +40,21 @@ struct WorkerOptions {
 
 class WorkerLoop {
  public:
-  WorkerLoop(WorkerOptions options, RunnerSupervisor* supervisor);
+  // compile_ahead: a started compile-only runner for JobPrefetcher, or nullptr (no prefetch).
+  // Neither supervisor is owned.
+  WorkerLoop(WorkerOptions options, RunnerSupervisor* supervisor, RunnerSupervisor* compile_ahead = nullptr);
   // stop_requests: incremented by the signal thread.
   int Run(const std::atomic<int>& stop_requests);
 
  private:
   bool Register(const std::atomic<int>& stop_requests);
-  // true if a job was served.
-  bool ServeOne(const std::atomic<int>& stop_requests);
+  // true if a job was served. prefetch_next: lease and compile the next job while this one runs.
+  bool ServeOne(const std::atomic<int>& stop_requests, bool prefetch_next);
+  // One LeaseJob call; the job with its lease keeper started, or nullopt (no job, or an error:
+  // a worker the server no longer knows registers again when may_register).
+  std::optional<LeasedJob> LeaseOne(int wait_ms, const std::atomic<int>& stop_requests, bool may_register);
+  // Gives a job never started back to the queue.
+  void HandBack(const LeasedJob& job, const std::string& reason, const std::atomic<int>& stop_requests);
   void Prepare(grpc::ClientContext* context, std::chrono::milliseconds timeout) const;
   void Report(const std::string& job_id, const std::string& lease_token, const v1::RunnerProgress& progress);
   void Complete(const std::string& job_id, const std::string& lease_token, const RunOutcome& outcome,
@@ -53,6 +65,7 @@ class WorkerLoop {
   std::unique_ptr<v1::WorkerService::Stub> stub_;
   std::string worker_id_;
   int lease_seconds_ = 30;
+  std::unique_ptr<JobPrefetcher> prefetcher_;  // null without a compile-ahead runner
 };
 
 }  // namespace kjudge::worker

@@ -15,6 +15,7 @@
 # OUT_DIR/{throughput.json,server.log,worker*.log,util.csv}.
 # KJUDGE_BIN_DIR=DIR takes the binaries from DIR instead (e.g. an older bundle's bin/, to measure
 # before and after on the same GPU), and KJUDGE_PROBLEMS_DIR=DIR the catalog that goes with them.
+# KJUDGE_WORKER_ARGS="..." adds arguments to every kjudge-worker (e.g. "--compile-ahead off").
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [N]" >&2; exit 2; }
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -41,7 +42,7 @@ GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 ((GPUS > 0)) || { echo "no GPU" >&2; exit 1; }
 for g in $(seq 0 $((GPUS - 1))); do
   setsid "$BIN/kjudge-worker" --server "$ADDR" --device "$g" \
-    --runner "$BIN/kjudge-runner" --cache-dir "$TMP/cubins" \
+    --runner "$BIN/kjudge-runner" --cache-dir "$TMP/cubins" ${KJUDGE_WORKER_ARGS:-} \
     >"$OUT/worker$g.log" 2>&1 </dev/null & PIDS+=($!)
 done
 for _ in $(seq 1 600); do

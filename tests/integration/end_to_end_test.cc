@@ -37,6 +37,61 @@ TEST_F(EndToEnd, ExampleSolutionsCompile) {
   }
 }
 
+TEST_F(EndToEnd, NextJobIsCompiledAheadIntoTheCache) {
+  // Three distinct sources queued before the worker starts. With --compile-ahead on, the worker
+  // leases job k+1 while job k runs and compiles it in its compile-only runner, so the judge
+  // finds jobs 2 and 3 in the cubin cache; job 1 had nothing before it to overlap with.
+  std::vector<std::string> ids;
+  for (const std::string problem : {"level1/19_ReLU", "level1/23_Softmax", "level1/1_Square_matrix_multiplication_"}) {
+    CliResult r = cluster_->Cli({"submit", SourcePath("problems/" + problem + "/solution.cu"), "--problem", problem,
+                                 "--compile-only"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    ids.push_back(r.json["id"].get<std::string>());
+  }
+  cluster_->StartWorker({"--compile-ahead", "on"});
+  std::vector<bool> hits;
+  for (const std::string& id : ids) {
+    CliResult r = cluster_->Cli({"job", id, "--wait"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err << cluster_->Logs();
+    EXPECT_EQ(Verdict(r), "COMPILED") << r.out;
+    hits.push_back(r.json["result"].value("cubin_cache_hit", false));
+  }
+  EXPECT_FALSE(hits[0]);
+  EXPECT_TRUE(hits[1]) << cluster_->Logs();
+  EXPECT_TRUE(hits[2]) << cluster_->Logs();
+  EXPECT_TRUE(cluster_->WaitForLog("worker.log", "job " + ids[1] + ": compiled ahead", 5)) << cluster_->Logs();
+}
+
+TEST_F(EndToEnd, AJobLeasedAheadIsHandedBackWhenTheWorkerStops) {
+  // Job 1 is the ReLU example plus a template bomb: its compile on the judge runs until the
+  // worker's 8 s compile limit. Meanwhile the worker leases job 2 ahead and compiles it. A drain
+  // (SIGTERM) then finishes job 1 and must hand job 2 back at once, not keep it until its lease
+  // expires, so the next worker serves it.
+  std::ifstream example(SourcePath("problems/level1/19_ReLU/solution.cu"));
+  std::stringstream source;
+  source << example.rdbuf()
+         << "template <int N, int M> struct B { static constexpr long v = B<N - 1, M * 2 + 1>::v + B<N - 1, M * 2>::v; };\n"
+            "template <int M> struct B<0, M> { static constexpr long v = M; };\n"
+            "__global__ void bomb(long* o) { *o = B<28, 1>::v; }\n";
+  const std::string slow = cluster_->dir() + "/slow.cu";
+  std::ofstream(slow) << source.str();
+  std::vector<std::string> ids;
+  for (const std::string& file : {slow, SourcePath("problems/level1/19_ReLU/solution.cu")}) {
+    CliResult r = cluster_->Cli({"submit", file, "--problem", "level1/19_ReLU", "--compile-only"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    ids.push_back(r.json["id"].get<std::string>());
+  }
+  cluster_->StartWorker({"--compile-ahead", "on", "--compile-timeout", "8"});
+  ASSERT_TRUE(cluster_->WaitForLog("worker.log", "job " + ids[1] + ": compiled ahead", 60)) << cluster_->Logs();
+  cluster_->StopWorker(SIGTERM);
+  EXPECT_EQ(Verdict(cluster_->Cli({"job", ids[0]})), "TIMEOUT") << cluster_->Logs();
+  CliResult second = cluster_->Cli({"job", ids[1]});  // exit 4: not finished
+  EXPECT_EQ(second.json.value("state", std::string()), "QUEUED") << second.out << cluster_->Logs();
+  cluster_->StartWorker();
+  CliResult done = cluster_->Cli({"job", ids[1], "--wait"});
+  EXPECT_EQ(Verdict(done), "COMPILED") << done.out << cluster_->Logs();
+}
+
 TEST_F(EndToEnd, CompileErrorReportsNvrtcLineNumbers) {
   cluster_->StartWorker();
   CliResult r = SubmitAndWait("tests/gpu/cases/compile_error.cu", "level1/19_ReLU");
