@@ -93,10 +93,10 @@ grpc::Status WorkerService::RegisterWorker(grpc::ServerContext* context,
   absl::StatusOr<WorkerRecord> record = state_->workers->Register(request->name(), request->gpu(), caller.id);
   if (!record.ok()) return ToGrpc(record.status());
   const v1::GpuInfo& gpu = request->gpu();
-  spdlog::info("worker {} registered by key '{}' from {}: {} ({}); ceilings: device copy {:.1f} GB/s, GEMM TFLOP/s SGEMM {:.1f}, "
-               "TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}",
-               record->id, caller.id, context->peer(), request->name(), record->hardware_key, gpu.copy_bandwidth_gbs(),
-               gpu.sgemm_tflops(), gpu.tf32_tflops(), gpu.fp16_tflops(), gpu.bf16_tflops());
+  spdlog::info("worker {} registered by key '{}' from {}: {} ({}); ceilings: device copy {:.1f} GB/s, "
+               "GEMM TFLOP/s SGEMM {:.1f}, TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}",
+               record->id, caller.id, context->peer(), request->name(), record->hardware_key,
+               gpu.copy_bandwidth_gbs(), gpu.sgemm_tflops(), gpu.tf32_tflops(), gpu.fp16_tflops(), gpu.bf16_tflops());
   response->set_worker_id(record->id);
   response->set_lease_seconds(lease_seconds_);
   return grpc::Status::OK;

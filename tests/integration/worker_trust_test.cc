@@ -243,8 +243,10 @@ TEST_F(WorkerTrust, TheForgeSequenceIsRefusedAtEveryStepThatIsNotTheKeysOwn) {
   // The lease holder itself: its result is taken, but of its baselines only the one the server
   // asked for (the reference on a benchmark shape of this problem, for its hardware).
   const std::vector<v1::BaselineTiming> offered = {
-      Baseline(kProblem, shape, "reference", 321.0), Baseline(kProblem, shape, "cublas_made_up", 1e9),
-      Baseline(kProblem, "M=1,N=1", "reference", 1e9), Baseline("level1/1_Square_matrix_multiplication_", shape, "reference", 1e9)};
+      Baseline(kProblem, shape, "reference", 321.0),         // asked for
+      Baseline(kProblem, shape, "cublas_made_up", 1e9),      // no such baseline of this problem
+      Baseline(kProblem, "M=1,N=1", "reference", 1e9),       // not a benchmark shape
+      Baseline("level1/2_Other_problem", shape, "reference", 1e9)};  // another problem
   ASSERT_TRUE(Complete(key_a_, worker_a, job, token, offered, &yes).ok());
   EXPECT_TRUE(yes);
   EXPECT_TRUE(Complete(key_a_, worker_a, job, token, offered, &yes).ok());  // once only
