@@ -262,6 +262,54 @@ TEST_F(WorkerTrust, TheForgeSequenceIsRefusedAtEveryStepThatIsNotTheKeysOwn) {
   EXPECT_TRUE(cluster_->WaitForLog("server-1.log", "dropped: the server did not ask this lease for it", 5));
 }
 
+TEST_F(WorkerTrust, MissingLibraryBaselinesAreAskedForOnceAndCachedOnesCannotBeOverwritten) {
+  Start();
+  const std::string problem = "level1/17_Matmul_with_transposed_B";  // a cublas baseline besides the reference
+  const std::string worker = Register(key_a_, FakeH100());
+  grpc::ClientContext context;
+  Prepare(&context, submitter_);
+  v1::GetProblemRequest get;
+  get.set_name(problem);
+  v1::Problem spec;
+  ASSERT_TRUE(clients_->GetProblem(&context, get, &spec).ok());
+  ASSERT_EQ(spec.bench_shapes_size(), 1);
+  const std::string shape = spec.bench_shapes(0);
+  auto submit = [&] {
+    grpc::ClientContext submit_context;
+    Prepare(&submit_context, submitter_);
+    v1::SubmitRequest request;
+    request.set_problem(problem);
+    request.set_source(ReadFileOrEmpty(SourcePath("problems/" + problem + "/solution.cu")));
+    v1::SubmitResponse response;
+    EXPECT_TRUE(clients_->Submit(&submit_context, request, &response).ok());
+    return response.job_id();
+  };
+  const std::string first = submit();
+  v1::LeaseJobResponse lease;
+  ASSERT_TRUE(Lease(key_a_, worker, &lease).ok());
+  ASSERT_EQ(lease.spec().job_id(), first);
+  EXPECT_EQ(lease.spec().cached_baselines_size(), 0);
+  bool accepted = false;
+  ASSERT_TRUE(Complete(key_a_, worker, first, lease.lease_token(),
+                       {Baseline(problem, shape, "reference", 150000.0), Baseline(problem, shape, "cublas", 2700.0)},
+                       &accepted).ok());
+  ASSERT_TRUE(accepted);
+  ASSERT_EQ(Baselines().size(), 2u) << cluster_->Logs();
+
+  // The next lease gets both as cached and is asked for nothing: a fake re-measurement of the
+  // library baseline (which would make every kernel look 1000x faster) is dropped.
+  const std::string second = submit();
+  ASSERT_TRUE(Lease(key_a_, worker, &lease).ok());
+  ASSERT_EQ(lease.spec().job_id(), second);
+  EXPECT_EQ(lease.spec().cached_baselines_size(), 2);
+  ASSERT_TRUE(Complete(key_a_, worker, second, lease.lease_token(), {Baseline(problem, shape, "cublas", 2.7e6)},
+                       &accepted).ok());
+  ASSERT_TRUE(accepted);
+  for (const v1::BaselineTiming& b : Baselines()) {
+    EXPECT_DOUBLE_EQ(b.timing().median_us(), b.name() == "cublas" ? 2700.0 : 150000.0) << b.name();
+  }
+}
+
 TEST_F(WorkerTrust, NoBaselineIsStoredFromACompileOnlyJobOrWorker) {
   Start();
   v1::GpuInfo none;
