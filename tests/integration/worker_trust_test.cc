@@ -73,9 +73,10 @@ class WorkerTrust : public ::testing::Test {
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response.worker_id();
   }
-  std::string Submit(bool compile_only) {
+  std::string Submit(bool compile_only) { return SubmitAs(submitter_, compile_only); }
+  std::string SubmitAs(const std::string& key, bool compile_only) {
     grpc::ClientContext context;
-    Prepare(&context, submitter_);
+    Prepare(&context, key);
     v1::SubmitRequest request;
     request.set_problem(kProblem);
     request.set_source(ReadFileOrEmpty(SourcePath("problems/level1/19_ReLU/solution.cu")));
@@ -308,6 +309,24 @@ TEST_F(WorkerTrust, MissingLibraryBaselinesAreAskedForOnceAndCachedOnesCannotBeO
   for (const v1::BaselineTiming& b : Baselines()) {
     EXPECT_DOUBLE_EQ(b.timing().median_us(), b.name() == "cublas" ? 2700.0 : 150000.0) << b.name();
   }
+}
+
+TEST_F(WorkerTrust, ABurstOfOneSubmitterHoldsAnotherOnesJobBackByOneJobAtMost) {
+  const std::string other = cluster_->CreateKey("submitter");
+  Start();
+  const std::string worker = Register(key_a_, FakeH100());
+  std::vector<std::string> burst;
+  for (int i = 0; i < 5; ++i) burst.push_back(Submit(/*compile_only=*/true));
+  v1::LeaseJobResponse lease;
+  ASSERT_TRUE(Lease(key_a_, worker, &lease).ok());
+  ASSERT_EQ(lease.spec().job_id(), burst[0]);
+  const std::string late = SubmitAs(other, /*compile_only=*/true);
+  bool accepted = false;
+  ASSERT_TRUE(Complete(key_a_, worker, burst[0], lease.lease_token(), {}, &accepted).ok());
+  ASSERT_TRUE(accepted);
+  // The other key's job is next, though four of the burst were queued before it.
+  ASSERT_TRUE(Lease(key_a_, worker, &lease).ok());
+  EXPECT_EQ(lease.spec().job_id(), late);
 }
 
 TEST_F(WorkerTrust, NoBaselineIsStoredFromACompileOnlyJobOrWorker) {
