@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "common/log.h"
 #include "common/sha256.h"
+#include "server/job_store.h"
 
 namespace kjudge::server {
 namespace {
@@ -67,12 +69,21 @@ absl::StatusOr<std::optional<ApiKey>> ApiKeys::Lookup(const std::string& secret)
 
 absl::StatusOr<bool> ApiKeys::Revoke(const std::string& id) {
   std::lock_guard lock(shared_->mutex);
-  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
-      "UPDATE api_keys SET revoked_unix_ms = ? WHERE id = ? AND revoked_unix_ms IS NULL");
+  Database& db = *shared_->db;
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> stmt =
+      db.Prepare("UPDATE api_keys SET revoked_unix_ms = ? WHERE id = ? AND revoked_unix_ms IS NULL");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, shared_->now_ms()).Bind(2, id);
   if (absl::Status s = stmt->Run(); !s.ok()) return s;
-  return shared_->db->Changes() == 1;
+  if (db.Changes() != 1) return false;
+  // A stolen worker key must not keep the jobs it holds: they go back to the queue now.
+  absl::StatusOr<int> requeued = RequeueLeasesOfKey(db, id);
+  if (!requeued.ok()) return requeued.status();
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  spdlog::info("key {} revoked; {} job lease(s) of its workers requeued", id, *requeued);
+  return true;
 }
 
 absl::StatusOr<std::vector<ApiKey>> ApiKeys::List() {

@@ -2,7 +2,9 @@
 //
 // Contract: Create returns the secret key exactly once ("kj_<id>_<secret>"); only its
 // SHA-256 is stored, so a stolen database does not yield usable keys. Lookup takes the full
-// key and returns the key's id, name and role, or nullopt for unknown or revoked keys.
+// key and returns the key's id, name and role, or nullopt for unknown or revoked keys. Revoke
+// also hands every job leased by workers registered with the key back to the queue, in the
+// same transaction (RequeueLeasesOfKey in job_store.h).
 #pragma once
 
 #include <optional>
@@ -38,6 +40,7 @@ class ApiKeys {
 
   absl::StatusOr<CreatedKey> Create(const std::string& name, Role role);
   absl::StatusOr<std::optional<ApiKey>> Lookup(const std::string& secret);
+  // false when no active key has this id (nothing changes then).
   absl::StatusOr<bool> Revoke(const std::string& id);
   absl::StatusOr<std::vector<ApiKey>> List();
   absl::StatusOr<int64_t> Count();

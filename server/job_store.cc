@@ -1,7 +1,10 @@
 #include "server/job_store.h"
 
+#include <openssl/rand.h>
+
 #include <chrono>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "proto/proto_json.h"
@@ -44,6 +47,40 @@ v1::Job JobFromRow(const Statement& row) {
   job.set_finished_unix_ms(row.ColumnInt(12));
   job.set_started_unix_ms(row.ColumnInt(13));
   return job;
+}
+
+// The one rule for "this call acts on the job's current lease": the job is running, held by
+// this worker under this token, and the lease has not expired at this moment (no grace: the
+// housekeeping thread's ExpireLeases may not have run yet). Parameters ?1 job id, ?2 worker
+// id, ?3 token, ?4 now; BindLease binds them.
+constexpr char kCurrentLease[] =
+    "id = ?1 AND state = 2 AND worker_id = ?2 AND lease_token = ?3 AND lease_expires_unix_ms >= ?4";
+
+void BindLease(Statement& stmt, const LeaseRef& lease, int64_t now) {
+  stmt.Bind(1, lease.job_id).Bind(2, lease.worker_id).Bind(3, lease.token).Bind(4, now);
+}
+
+// What a job that goes back to the queue loses: its holder, its lease, its progress.
+constexpr char kRequeueSet[] =
+    "state = 1, stage = 1, worker_id = NULL, lease_token = NULL, lease_expires_unix_ms = NULL, "
+    "progress_done = 0, progress_total = 0";
+
+// 128 bits from OpenSSL's CSPRNG (the source API keys come from), as hex.
+absl::StatusOr<std::string> NewLeaseToken() {
+  constexpr int kBytes = 16;
+  std::string raw(kBytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), kBytes) != 1) {
+    return absl::InternalError("the random generator failed; cannot make a lease token");
+  }
+  return absl::BytesToHexString(raw);
+}
+
+// A lease's baseline requests end with the lease (finished, requeued or revoked).
+absl::Status DropBaselineRequests(Database& db, int64_t id) {
+  absl::StatusOr<Statement> stmt = db.Prepare("DELETE FROM baseline_requests WHERE job_id = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id);
+  return stmt->Run();
 }
 
 // Runs a statement that only refreshes soft state (lease expiry, progress): losing it in a
@@ -132,25 +169,88 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetLocked(int64_t id) {
   return std::optional<v1::Job>(std::move(job));
 }
 
+namespace {
+
+// Whether the key that registered this worker has been revoked (another process may have
+// revoked it since the worker's call was authorised).
+absl::StatusOr<bool> WorkerKeyRevoked(Database& db, const std::string& worker_id) {
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "SELECT 1 FROM workers w JOIN api_keys k ON k.id = w.api_key_id "
+      "WHERE w.id = ? AND k.revoked_unix_ms IS NOT NULL");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, worker_id);
+  return stmt->Step();
+}
+
+// The job to lease next, fair across submitting keys (see the contract in job_store.h):
+// nullopt when none is queued for this worker. Index seeks only (jobs_queue_by_key): the keys
+// with queued jobs are walked one seek each, and each key's oldest compile-only and oldest
+// GPU job are one seek each, so a lease costs O(keys * log jobs), not a scan of the queue
+// (a GROUP BY over 100,000 queued jobs took 25 ms per lease; this takes 0.03 ms).
+absl::StatusOr<std::optional<int64_t>> PickFairly(Database& db, bool can_run_gpu) {
+  absl::StatusOr<Statement> pick = db.Prepare(
+      "WITH RECURSIVE keys(k) AS ("
+      "  SELECT (SELECT MIN(api_key_id) FROM jobs WHERE state = 1) UNION ALL"
+      "  SELECT (SELECT MIN(api_key_id) FROM jobs WHERE state = 1 AND api_key_id > k) FROM keys"
+      "  WHERE k IS NOT NULL), "
+      "heads AS (SELECT k AS api_key_id,"
+      "  (SELECT MIN(id) FROM jobs WHERE state = 1 AND api_key_id = k AND compile_only = 1) AS c,"
+      "  (SELECT MIN(id) FROM jobs WHERE state = 1 AND api_key_id = k AND compile_only = 0 AND ?1 = 1) AS g"
+      "  FROM keys WHERE k IS NOT NULL), "
+      "eligible AS (SELECT api_key_id, COALESCE(MIN(c, g), c, g) AS head FROM heads"
+      "  WHERE c IS NOT NULL OR g IS NOT NULL), "
+      "busy AS (SELECT api_key_id, COUNT(*) AS running FROM jobs WHERE state = 2 GROUP BY api_key_id) "
+      "SELECT e.head FROM eligible e LEFT JOIN busy b ON b.api_key_id = e.api_key_id "
+      "LEFT JOIN lease_turns t ON t.api_key_id = e.api_key_id "
+      "ORDER BY COALESCE(b.running, 0), COALESCE(t.last_lease_seq, 0), e.head LIMIT 1");
+  if (!pick.ok()) return pick.status();
+  pick->Bind(1, can_run_gpu ? 1 : 0);
+  absl::StatusOr<bool> row = pick->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<int64_t>();
+  return std::optional<int64_t>(pick->ColumnInt(0));
+}
+
+}  // namespace
+
+absl::Status JobStore::TakeTurnLocked(const std::string& api_key_id) {
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "INSERT INTO lease_turns(api_key_id, last_lease_seq) "
+      "VALUES(?1, (SELECT COALESCE(MAX(last_lease_seq), 0) + 1 FROM lease_turns)) "
+      "ON CONFLICT(api_key_id) DO UPDATE SET last_lease_seq = excluded.last_lease_seq");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, api_key_id);
+  return stmt->Run();
+}
+
 absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& worker_id,
                                                              bool can_run_gpu) {
+  absl::StatusOr<std::string> token = NewLeaseToken();
+  if (!token.ok()) return token.status();
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
   const int64_t now = shared_->now_ms();
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
+  absl::StatusOr<bool> revoked = WorkerKeyRevoked(db, worker_id);
+  if (!revoked.ok()) return revoked.status();
+  if (*revoked) return std::optional<LeasedJob>();
+  absl::StatusOr<std::optional<int64_t>> picked = PickFairly(db, can_run_gpu);
+  if (!picked.ok()) return picked.status();
+  if (!picked->has_value()) return std::optional<LeasedJob>();
   absl::StatusOr<Statement> pick = db.Prepare(
       "SELECT j.id, j.attempts, j.problem, s.body, j.filename, j.launch_plan, j.plan_first_line, "
-      "j.compile_only, j.seed, j.created_unix_ms FROM jobs j JOIN sources s ON s.sha256 = j.source_sha256 "
-      "WHERE j.state = 1 AND (j.compile_only = 1 OR ? = 1) ORDER BY j.id LIMIT 1");
+      "j.compile_only, j.seed, j.created_unix_ms, j.api_key_id FROM jobs j "
+      "JOIN sources s ON s.sha256 = j.source_sha256 WHERE j.id = ?");
   if (!pick.ok()) return pick.status();
-  pick->Bind(1, can_run_gpu ? 1 : 0);
+  pick->Bind(1, **picked);
   absl::StatusOr<bool> row = pick->Step();
   if (!row.ok()) return row.status();
-  if (!*row) return std::optional<LeasedJob>();
+  if (!*row) return absl::InternalError(absl::StrCat("queued job ", **picked, " has no source row"));
   LeasedJob leased;
   leased.id = pick->ColumnInt(0);
   leased.attempt = static_cast<int>(pick->ColumnInt(1)) + 1;
+  leased.lease_token = *std::move(token);
   v1::RunSpec& spec = leased.spec;
   spec.set_job_id(std::to_string(leased.id));
   spec.set_problem(pick->ColumnText(2));
@@ -161,68 +261,129 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   spec.set_compile_only(pick->ColumnInt(7) != 0);
   spec.set_seed(static_cast<uint64_t>(pick->ColumnInt(8)));
   leased.created_unix_ms = pick->ColumnInt(9);
+  if (absl::Status s = TakeTurnLocked(pick->ColumnText(10)); !s.ok()) return s;
 
   absl::StatusOr<Statement> update = db.Prepare(
       "UPDATE jobs SET state = 2, stage = 2, progress_done = 0, progress_total = 0, "
-      "attempts = attempts + 1, worker_id = ?, lease_expires_unix_ms = ?, "
+      "attempts = attempts + 1, worker_id = ?, lease_token = ?, lease_expires_unix_ms = ?, "
       "started_unix_ms = COALESCE(started_unix_ms, ?) WHERE id = ?");
   if (!update.ok()) return update.status();
-  update->Bind(1, worker_id).Bind(2, now + options_.lease_ms).Bind(3, now).Bind(4, leased.id);
+  update->Bind(1, worker_id).Bind(2, leased.lease_token).Bind(3, now + options_.lease_ms);
+  update->Bind(4, now).Bind(5, leased.id);
   if (absl::Status s = update->Run(); !s.ok()) return s;
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   return std::optional<LeasedJob>(std::move(leased));
 }
 
-absl::StatusOr<bool> JobStore::Renew(int64_t id, const std::string& worker_id) {
+absl::StatusOr<bool> JobStore::Renew(const LeaseRef& lease) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
-  absl::StatusOr<Statement> stmt = db.Prepare(
-      "UPDATE jobs SET lease_expires_unix_ms = ? WHERE id = ? AND state = 2 AND worker_id = ?");
+  absl::StatusOr<Statement> stmt =
+      db.Prepare(absl::StrCat("UPDATE jobs SET lease_expires_unix_ms = ?5 WHERE ", kCurrentLease));
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, shared_->now_ms() + options_.lease_ms).Bind(2, id).Bind(3, worker_id);
+  const int64_t now = shared_->now_ms();
+  BindLease(*stmt, lease, now);
+  stmt->Bind(5, now + options_.lease_ms);
   if (absl::Status s = RunWithoutFsync(db, *stmt); !s.ok()) return s;
   return db.Changes() == 1;
 }
 
-absl::StatusOr<bool> JobStore::UpdateProgress(int64_t id, const std::string& worker_id,
-                                              v1::Stage stage, int done, int total) {
+absl::StatusOr<bool> JobStore::UpdateProgress(const LeaseRef& lease, v1::Stage stage, int done,
+                                              int total) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
-  absl::StatusOr<Statement> stmt = db.Prepare(
-      "UPDATE jobs SET stage = ?, progress_done = ?, progress_total = ?, "
-      "lease_expires_unix_ms = ? WHERE id = ? AND state = 2 AND worker_id = ?");
+  absl::StatusOr<Statement> stmt = db.Prepare(absl::StrCat(
+      "UPDATE jobs SET stage = ?5, progress_done = ?6, progress_total = ?7, "
+      "lease_expires_unix_ms = ?8 WHERE ", kCurrentLease));
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, stage).Bind(2, done).Bind(3, total).Bind(4, shared_->now_ms() + options_.lease_ms);
-  stmt->Bind(5, id).Bind(6, worker_id);
+  const int64_t now = shared_->now_ms();
+  BindLease(*stmt, lease, now);
+  stmt->Bind(5, stage).Bind(6, done).Bind(7, total).Bind(8, now + options_.lease_ms);
   if (absl::Status s = RunWithoutFsync(db, *stmt); !s.ok()) return s;
   return db.Changes() == 1;
+}
+
+absl::StatusOr<bool> JobStore::IsCurrentLocked(const LeaseRef& lease) {
+  absl::StatusOr<Statement> check =
+      shared_->db->Prepare(absl::StrCat("SELECT 1 FROM jobs WHERE ", kCurrentLease));
+  if (!check.ok()) return check.status();
+  BindLease(*check, lease, shared_->now_ms());
+  return check->Step();
+}
+
+absl::StatusOr<bool> JobStore::RequestBaselines(const LeaseRef& lease,
+                                                const std::vector<v1::BaselineTiming>& wanted) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<bool> current = IsCurrentLocked(lease);
+  if (!current.ok()) return current.status();
+  if (!*current) return false;
+  if (absl::Status s = DropBaselineRequests(db, lease.job_id); !s.ok()) return s;
+  for (const v1::BaselineTiming& b : wanted) {
+    absl::StatusOr<Statement> insert = db.Prepare(
+        "INSERT OR IGNORE INTO baseline_requests(job_id, lease_token, problem, shape, name, hardware_key) "
+        "VALUES(?, ?, ?, ?, ?, ?)");
+    if (!insert.ok()) return insert.status();
+    insert->Bind(1, lease.job_id).Bind(2, lease.token).Bind(3, b.problem()).Bind(4, b.shape());
+    insert->Bind(5, b.name()).Bind(6, b.hardware_key());
+    if (absl::Status s = insert->Run(); !s.ok()) return s;
+  }
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return true;
 }
 
 absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& result) {
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "UPDATE jobs SET state = 3, stage = 6, verdict = ?, result_json = ?, finished_unix_ms = ?, "
-      "lease_expires_unix_ms = NULL WHERE id = ?");
+      "lease_token = NULL, lease_expires_unix_ms = NULL WHERE id = ?");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, result.verdict()).Bind(2, ToJson(result)).Bind(3, shared_->now_ms()).Bind(4, id);
-  return stmt->Run();
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return DropBaselineRequests(*shared_->db, id);
 }
 
-absl::StatusOr<bool> JobStore::Complete(int64_t id, const std::string& worker_id,
-                                        const v1::JobResult& result) {
+namespace {
+
+absl::StatusOr<std::vector<v1::BaselineTiming>> RequestedOf(Database& db, const LeaseRef& lease) {
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "SELECT problem, shape, name, hardware_key FROM baseline_requests "
+      "WHERE job_id = ? AND lease_token = ? ORDER BY shape, name");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, lease.job_id).Bind(2, lease.token);
+  std::vector<v1::BaselineTiming> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    v1::BaselineTiming& b = out.emplace_back();
+    b.set_problem(stmt->ColumnText(0));
+    b.set_shape(stmt->ColumnText(1));
+    b.set_name(stmt->ColumnText(2));
+    b.set_hardware_key(stmt->ColumnText(3));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Completion> JobStore::Complete(const LeaseRef& lease, const v1::JobResult& result) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
-  absl::StatusOr<Statement> check =
-      db.Prepare("SELECT 1 FROM jobs WHERE id = ? AND state = 2 AND worker_id = ?");
-  if (!check.ok()) return check.status();
-  check->Bind(1, id).Bind(2, worker_id);
-  absl::StatusOr<bool> held = check->Step();
-  if (!held.ok()) return held.status();
-  if (!*held) return false;
-  if (absl::Status s = FinishLocked(id, result); !s.ok()) return s;
+  absl::StatusOr<bool> current = IsCurrentLocked(lease);
+  if (!current.ok()) return current.status();
+  Completion completion;
+  if (!*current) return completion;
+  absl::StatusOr<std::vector<v1::BaselineTiming>> requested = RequestedOf(db, lease);
+  if (!requested.ok()) return requested.status();
+  if (absl::Status s = FinishLocked(lease.job_id, result); !s.ok()) return s;
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
-  return true;
+  completion.accepted = true;
+  completion.requested_baselines = *std::move(requested);
+  return completion;
 }
 
 absl::StatusOr<int> JobStore::ExpireLeases() {
@@ -266,32 +427,49 @@ absl::Status JobStore::RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t
     result.set_message(absl::StrCat("gave up after ", attempts, " attempts; the last ended with: ", reason));
     return FinishLocked(id, result);
   }
-  absl::StatusOr<Statement> requeue = shared_->db->Prepare(
-      "UPDATE jobs SET state = 1, stage = 1, worker_id = NULL, lease_expires_unix_ms = NULL, "
-      "progress_done = 0, progress_total = 0 WHERE id = ?");
+  absl::StatusOr<Statement> requeue =
+      shared_->db->Prepare(absl::StrCat("UPDATE jobs SET ", kRequeueSet, " WHERE id = ?"));
   if (!requeue.ok()) return requeue.status();
   requeue->Bind(1, id);
-  return requeue->Run();
+  if (absl::Status s = requeue->Run(); !s.ok()) return s;
+  return DropBaselineRequests(*shared_->db, id);
 }
 
-absl::StatusOr<bool> JobStore::Release(int64_t id, const std::string& worker_id,
-                                       const std::string& reason) {
+absl::StatusOr<bool> JobStore::Release(const LeaseRef& lease, const std::string& reason) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
-  absl::StatusOr<Statement> check = db.Prepare(
-      "SELECT attempts, max_attempts FROM jobs WHERE id = ? AND state = 2 AND worker_id = ?");
+  absl::StatusOr<Statement> check =
+      db.Prepare(absl::StrCat("SELECT attempts, max_attempts FROM jobs WHERE ", kCurrentLease));
   if (!check.ok()) return check.status();
-  check->Bind(1, id).Bind(2, worker_id);
+  BindLease(*check, lease, shared_->now_ms());
   absl::StatusOr<bool> held = check->Step();
   if (!held.ok()) return held.status();
   if (!*held) return false;
-  if (absl::Status s = RequeueOrFailLocked(id, check->ColumnInt(0), check->ColumnInt(1), reason); !s.ok()) {
+  if (absl::Status s = RequeueOrFailLocked(lease.job_id, check->ColumnInt(0), check->ColumnInt(1), reason);
+      !s.ok()) {
     return s;
   }
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   return true;
+}
+
+absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id) {
+  constexpr char kLeasedByKey[] =
+      "state = 2 AND worker_id IN (SELECT id FROM workers WHERE api_key_id = ?1)";
+  absl::StatusOr<Statement> drop = db.Prepare(absl::StrCat(
+      "DELETE FROM baseline_requests WHERE job_id IN (SELECT id FROM jobs WHERE ", kLeasedByKey, ")"));
+  if (!drop.ok()) return drop.status();
+  drop->Bind(1, api_key_id);
+  if (absl::Status s = drop->Run(); !s.ok()) return s;
+  // The attempt is given back: the job did nothing wrong, its worker's key was revoked.
+  absl::StatusOr<Statement> requeue = db.Prepare(absl::StrCat(
+      "UPDATE jobs SET ", kRequeueSet, ", attempts = MAX(attempts - 1, 0) WHERE ", kLeasedByKey));
+  if (!requeue.ok()) return requeue.status();
+  requeue->Bind(1, api_key_id);
+  if (absl::Status s = requeue->Run(); !s.ok()) return s;
+  return db.Changes();
 }
 
 absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(

@@ -3,13 +3,21 @@
 // Contract:
 //  * Enqueue returns only after the job is committed to disk: an acknowledged submission
 //    survives kill -9 of the server and is run after restart.
-//  * LeaseNext hands the oldest queued job this worker can run (compile-only workers get only
-//    compile-only jobs) to exactly one worker, for lease_ms, and counts the attempt.
+//  * LeaseNext hands a queued job this worker can run (compile-only workers get only
+//    compile-only jobs) to exactly one worker, for lease_ms, counts the attempt, and gives the
+//    lease a fresh token (128 bits from a CSPRNG). Fair across submitting keys: among the keys
+//    with a job this worker can run, the key with the fewest running jobs goes first, ties to
+//    the key leased least recently; then that key's oldest job. So a burst from one key holds
+//    another key's job back by at most one job per worker.
+//  * Renew, UpdateProgress, Complete and Release act only on the current lease (LeaseRef:
+//    job, worker, token) and only while it has not expired at the moment of the call: no
+//    grace, whether or not ExpireLeases has run yet. A refused call changes nothing.
 //  * A lease is kept alive by Renew or UpdateProgress; when it expires, ExpireLeases puts the
 //    job back in the queue, or, after max_attempts, finishes it as INTERNAL_ERROR with the
 //    reason. Jobs that were running when the server died are simply leases that expire.
-//  * Complete is accepted only from the worker holding the lease, and only once: a late
-//    report from a worker whose lease expired is refused, so no job gets two results.
+//  * Complete is accepted once, for the current lease only, so no job gets two results.
+//  * Baselines a lease was asked to measure (RequestBaselines) live and die with the lease;
+//    Complete hands back the ones asked of the completing lease.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +55,22 @@ struct LeasedJob {
   int64_t id = 0;
   int attempt = 0;
   int64_t created_unix_ms = 0;
+  std::string lease_token;  // the worker sends it back with every call on this lease
   v1::RunSpec spec;  // job fields only; the caller adds the problem's spec and reference
+};
+
+// One lease, as a worker names it: the job, the worker holding it and the lease's token.
+struct LeaseRef {
+  int64_t job_id = 0;
+  std::string worker_id;
+  std::string token;
+};
+
+// What Complete did: whether the result was taken, and the baselines the server had asked
+// that lease to measure (problem, shape, name, hardware_key set; no timing).
+struct Completion {
+  bool accepted = false;
+  std::vector<v1::BaselineTiming> requested_baselines;
 };
 
 class JobStore {
@@ -56,16 +79,24 @@ class JobStore {
 
   absl::StatusOr<int64_t> Enqueue(const NewJob& job);
   absl::StatusOr<std::optional<v1::Job>> Get(int64_t id);
+  // nullopt when nothing is queued for this worker, or when the key that registered the
+  // worker is revoked (checked in the same transaction, so a long poll that began before the
+  // revocation leases nothing after it).
   absl::StatusOr<std::optional<LeasedJob>> LeaseNext(const std::string& worker_id, bool can_run_gpu);
-  absl::StatusOr<bool> Renew(int64_t id, const std::string& worker_id);
-  absl::StatusOr<bool> UpdateProgress(int64_t id, const std::string& worker_id, v1::Stage stage,
-                                      int done, int total);
-  absl::StatusOr<bool> Complete(int64_t id, const std::string& worker_id, const v1::JobResult& result);
+  // Moves the lease's expiry to now + lease_ms; false (nothing changed) unless it is current.
+  absl::StatusOr<bool> Renew(const LeaseRef& lease);
+  absl::StatusOr<bool> UpdateProgress(const LeaseRef& lease, v1::Stage stage, int done, int total);
+  // Stores the result of the current lease and ends it; accepted = false otherwise.
+  absl::StatusOr<Completion> Complete(const LeaseRef& lease, const v1::JobResult& result);
+  // Records which baselines (problem, shape, name, hardware_key of each entry) the server asks
+  // this lease to measure; replaces any earlier request for the job. false (nothing recorded)
+  // unless the lease is current.
+  absl::StatusOr<bool> RequestBaselines(const LeaseRef& lease, const std::vector<v1::BaselineTiming>& wanted);
   // Returns how many expired leases were requeued or failed.
   absl::StatusOr<int> ExpireLeases();
   // The holder gives a job back: requeued at once, or INTERNAL_ERROR with `reason` once its
-  // attempts are used up. false when the worker did not hold it.
-  absl::StatusOr<bool> Release(int64_t id, const std::string& worker_id, const std::string& reason);
+  // attempts are used up. false when the lease was not current.
+  absl::StatusOr<bool> Release(const LeaseRef& lease, const std::string& reason);
 
   // Results of finished, fully judged (not compile-only) jobs whose tags contain every entry of
   // `tags` and whose problem starts with `problem_prefix`, oldest first.
@@ -85,6 +116,10 @@ class JobStore {
  private:
   absl::StatusOr<std::optional<v1::Job>> GetLocked(int64_t id);
   absl::Status FinishLocked(int64_t id, const v1::JobResult& result);
+  // Whether `lease` is the job's current, unexpired lease (inside the caller's lock).
+  absl::StatusOr<bool> IsCurrentLocked(const LeaseRef& lease);
+  // Moves this key's turn to the back of the fair-scheduling order.
+  absl::Status TakeTurnLocked(const std::string& api_key_id);
   // Requeues a running job, or fails it when no attempts are left.
   absl::Status RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t max_attempts,
                                    const std::string& reason);
@@ -92,5 +127,11 @@ class JobStore {
   SharedDatabase* shared_;
   JobStoreOptions options_;
 };
+
+// Inside the caller's transaction on `db`: hands every job leased by a worker registered with
+// `api_key_id` back to the queue as if it had never been leased (the attempt is not counted),
+// and returns how many. ApiKeys::Revoke calls it in the revocation's own transaction, so a
+// revoked worker key holds no lease from the moment the revocation commits.
+absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id);
 
 }  // namespace kjudge::server

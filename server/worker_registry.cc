@@ -18,16 +18,17 @@ std::string NewWorkerId() {
 }  // namespace
 
 absl::StatusOr<WorkerRecord> WorkerRegistry::Register(const std::string& name,
-                                                      const v1::GpuInfo& gpu) {
-  WorkerRecord record{NewWorkerId(), name, gpu, HardwareKey(gpu)};
+                                                      const v1::GpuInfo& gpu,
+                                                      const std::string& api_key_id) {
+  WorkerRecord record{NewWorkerId(), name, gpu, HardwareKey(gpu), api_key_id};
   std::lock_guard lock(shared_->mutex);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
-      "INSERT INTO workers(id, name, gpu_json, hardware_key, registered_unix_ms, last_seen_unix_ms) "
-      "VALUES(?, ?, ?, ?, ?, ?)");
+      "INSERT INTO workers(id, name, gpu_json, hardware_key, registered_unix_ms, last_seen_unix_ms, "
+      "api_key_id) VALUES(?, ?, ?, ?, ?, ?, ?)");
   if (!stmt.ok()) return stmt.status();
   const int64_t now = shared_->now_ms();
   stmt->Bind(1, record.id).Bind(2, name).Bind(3, ToJson(gpu)).Bind(4, record.hardware_key);
-  stmt->Bind(5, now).Bind(6, now);
+  stmt->Bind(5, now).Bind(6, now).Bind(7, api_key_id);
   if (absl::Status s = stmt->Run(); !s.ok()) return s;
   return record;
 }
@@ -35,7 +36,7 @@ absl::StatusOr<WorkerRecord> WorkerRegistry::Register(const std::string& name,
 absl::StatusOr<std::optional<WorkerRecord>> WorkerRegistry::Find(const std::string& id) {
   std::lock_guard lock(shared_->mutex);
   absl::StatusOr<Statement> stmt =
-      shared_->db->Prepare("SELECT name, gpu_json, hardware_key FROM workers WHERE id = ?");
+      shared_->db->Prepare("SELECT name, gpu_json, hardware_key, api_key_id FROM workers WHERE id = ?");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, id);
   absl::StatusOr<bool> row = stmt->Step();
@@ -46,6 +47,7 @@ absl::StatusOr<std::optional<WorkerRecord>> WorkerRegistry::Find(const std::stri
   record.name = stmt->ColumnText(0);
   if (absl::Status s = FromJson(stmt->ColumnText(1), &record.gpu); !s.ok()) return s;
   record.hardware_key = stmt->ColumnText(2);
+  record.api_key_id = stmt->ColumnText(3);
   return std::optional<WorkerRecord>(std::move(record));
 }
 

@@ -1,7 +1,8 @@
 // WorkerRegistry: the workers that have registered, the GPU each drives, and its hardware key.
 //
 // Contract: Register gives every call a new worker id (a restarted worker is a new worker;
-// its old leases simply expire). HardwareKey (proto/hardware_key.h) is the identity baselines
+// its old leases simply expire), bound to the API key that registered it: WorkerService lets
+// only that key act for the id. HardwareKey (proto/hardware_key.h) is the identity baselines
 // are cached under; any change in it means timings must be measured again. Workers are kept on disk for the dashboard.
 #pragma once
 
@@ -22,13 +23,15 @@ struct WorkerRecord {
   std::string name;
   v1::GpuInfo gpu;
   std::string hardware_key;
+  std::string api_key_id;  // the key that registered it ("" with auth off)
 };
 
 class WorkerRegistry {
  public:
   explicit WorkerRegistry(SharedDatabase* shared) : shared_(shared) {}
 
-  absl::StatusOr<WorkerRecord> Register(const std::string& name, const v1::GpuInfo& gpu);
+  absl::StatusOr<WorkerRecord> Register(const std::string& name, const v1::GpuInfo& gpu,
+                                        const std::string& api_key_id);
   // nullopt for an unknown id (e.g. registered with a server whose database was replaced).
   absl::StatusOr<std::optional<WorkerRecord>> Find(const std::string& id);
   absl::Status Touch(const std::string& id);

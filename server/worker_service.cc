@@ -18,6 +18,51 @@ int64_t JobIdOf(const std::string& text) {
   return id;
 }
 
+LeaseRef LeaseOf(const WorkerRecord& worker, const std::string& job_id, const std::string& token) {
+  return LeaseRef{JobIdOf(job_id), worker.id, token};
+}
+
+// The baselines the runner will measure for a fully judged job on this worker: per benchmark
+// shape, "reference" and each library baseline of the problem, unless cached for its hardware
+// key. The runner's own rule (worker/runner/verdict_protocol.h) measures exactly what
+// RunSpec.cached_baselines lacks, and the server sends it the same cached list, so asking for
+// this set and accepting only it keeps the two in step. (A library baseline of a kind the
+// runner does not know is asked for and never delivered: harmless.)
+std::vector<v1::BaselineTiming> MissingBaselines(const ProblemSpec& problem, const v1::RunSpec& spec,
+                                                 const std::string& hardware_key) {
+  auto cached = [&](const std::string& shape, const std::string& name) {
+    return std::any_of(spec.cached_baselines().begin(), spec.cached_baselines().end(),
+                       [&](const v1::BaselineTiming& b) { return b.shape() == shape && b.name() == name; });
+  };
+  std::vector<std::string> names = {"reference"};
+  names.reserve(problem.baselines.size() + 1);
+  for (const LibraryBaselineSpec& b : problem.baselines) names.push_back(b.name);
+  std::vector<v1::BaselineTiming> missing;
+  missing.reserve(problem.bench_shapes.size() * names.size());
+  for (const Shape& shape : problem.bench_shapes) {
+    const std::string label = shape.Label();
+    for (const std::string& name : names) {
+      if (cached(label, name)) continue;
+      v1::BaselineTiming& b = missing.emplace_back();
+      b.set_problem(spec.problem());
+      b.set_shape(label);
+      b.set_name(name);
+      b.set_hardware_key(hardware_key);
+    }
+  }
+  return missing;
+}
+
+const v1::BaselineTiming* FindRequest(const std::vector<v1::BaselineTiming>& requested,
+                                      const v1::BaselineTiming& measured) {
+  for (const v1::BaselineTiming& r : requested) {
+    if (r.problem() == measured.problem() && r.shape() == measured.shape() && r.name() == measured.name()) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 grpc::Status WorkerService::FindWorker(const std::string& id, WorkerRecord* record) {
@@ -31,30 +76,41 @@ grpc::Status WorkerService::FindWorker(const std::string& id, WorkerRecord* reco
   return grpc::Status::OK;
 }
 
+grpc::Status WorkerService::FindOwnWorker(const ApiKey& caller, const std::string& id, WorkerRecord* record) {
+  if (grpc::Status status = FindWorker(id, record); !status.ok()) return status;
+  if (record->api_key_id == caller.id) return grpc::Status::OK;
+  spdlog::warn("key '{}' named worker {}, which another key registered: refused", caller.id, id);
+  return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                      absl::StrCat("worker '", id, "' was registered with another API key; a worker id "
+                                   "is usable only with the key that registered it (register with yours)"));
+}
+
 grpc::Status WorkerService::RegisterWorker(grpc::ServerContext* context,
                                            const v1::RegisterWorkerRequest* request,
                                            v1::RegisterWorkerResponse* response) {
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
-  absl::StatusOr<WorkerRecord> record = state_->workers->Register(request->name(), request->gpu());
+  absl::StatusOr<WorkerRecord> record = state_->workers->Register(request->name(), request->gpu(), caller.id);
   if (!record.ok()) return ToGrpc(record.status());
   const v1::GpuInfo& gpu = request->gpu();
-  spdlog::info("worker {} registered from {}: {} ({}); ceilings: device copy {:.1f} GB/s, GEMM TFLOP/s SGEMM {:.1f}, "
-               "TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}",
-               record->id, context->peer(), request->name(), record->hardware_key, gpu.copy_bandwidth_gbs(),
-               gpu.sgemm_tflops(), gpu.tf32_tflops(), gpu.fp16_tflops(), gpu.bf16_tflops());
+  spdlog::info("worker {} registered by key '{}' from {}: {} ({}); ceilings: device copy {:.1f} GB/s, "
+               "GEMM TFLOP/s SGEMM {:.1f}, TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}",
+               record->id, caller.id, context->peer(), request->name(), record->hardware_key,
+               gpu.copy_bandwidth_gbs(), gpu.sgemm_tflops(), gpu.tf32_tflops(), gpu.fp16_tflops(), gpu.bf16_tflops());
   response->set_worker_id(record->id);
   response->set_lease_seconds(lease_seconds_);
   return grpc::Status::OK;
 }
 
-bool WorkerService::AttachProblem(const WorkerRecord& worker, v1::RunSpec* spec) {
+bool WorkerService::AttachProblem(const WorkerRecord& worker, LeasedJob* job) {
+  v1::RunSpec* spec = &job->spec;
+  const LeaseRef lease{job->id, worker.id, job->lease_token};
   const CatalogEntry* entry = state_->catalog->Find(spec->problem());
   if (entry == nullptr) {
     v1::JobResult result;
     result.set_verdict(v1::REJECTED);
     result.set_message(absl::StrCat("problem '", spec->problem(), "' is no longer in the catalog"));
-    (void)state_->jobs->Complete(JobIdOf(spec->job_id()), worker.id, result);
+    (void)state_->jobs->Complete(lease, result);
     return false;
   }
   spec->set_spec_toml(entry->files.spec_toml);
@@ -66,6 +122,12 @@ bool WorkerService::AttachProblem(const WorkerRecord& worker, v1::RunSpec* spec)
   } else {
     spdlog::warn("baselines for {} unavailable: {}", spec->problem(), cached.status().ToString());
   }
+  // Only a worker that will time the job measures baselines; nothing is asked of the others.
+  if (!spec->compile_only() && !worker.gpu.compile_only()) {
+    absl::StatusOr<bool> asked =
+        state_->jobs->RequestBaselines(lease, MissingBaselines(entry->files.spec, *spec, worker.hardware_key));
+    if (!asked.ok()) spdlog::warn("job {}: baseline request not recorded: {}", job->id, asked.status().ToString());
+  }
   return true;
 }
 
@@ -74,7 +136,7 @@ grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::Lea
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   WorkerRecord worker;
-  if (grpc::Status status = FindWorker(request->worker_id(), &worker); !status.ok()) return status;
+  if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
   (void)state_->workers->Touch(worker.id);
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(std::clamp(request->wait_ms(), 0, kMaxWaitMs));
@@ -86,7 +148,7 @@ grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::Lea
     if (leased->has_value()) {
       LeasedJob& job = **leased;
       state_->events->Notify();
-      if (!AttachProblem(worker, &job.spec)) continue;
+      if (!AttachProblem(worker, &job)) continue;
       spdlog::info("job {} leased to {} (attempt {})", job.id, worker.id, job.attempt);
       if (job.attempt == 1) {
         state_->metrics->JobLeased(static_cast<double>(SystemNowMs() - job.created_unix_ms) / 1000.0);
@@ -94,6 +156,7 @@ grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::Lea
       response->set_has_job(true);
       response->set_attempt(job.attempt);
       response->set_lease_seconds(lease_seconds_);
+      response->set_lease_token(job.lease_token);
       *response->mutable_spec() = std::move(job.spec);
       return grpc::Status::OK;
     }
@@ -111,7 +174,9 @@ grpc::Status WorkerService::RenewLease(grpc::ServerContext* context, const v1::R
                                        v1::RenewLeaseResponse* response) {
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
-  absl::StatusOr<bool> held = state_->jobs->Renew(JobIdOf(request->job_id()), request->worker_id());
+  WorkerRecord worker;
+  if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
+  absl::StatusOr<bool> held = state_->jobs->Renew(LeaseOf(worker, request->job_id(), request->lease_token()));
   if (!held.ok()) return ToGrpc(held.status());
   response->set_still_yours(*held);
   return grpc::Status::OK;
@@ -122,8 +187,10 @@ grpc::Status WorkerService::ReportProgress(grpc::ServerContext* context,
                                            v1::ReportProgressResponse* response) {
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
-  absl::StatusOr<bool> held = state_->jobs->UpdateProgress(
-      JobIdOf(request->job_id()), request->worker_id(), request->stage(), request->done(), request->total());
+  WorkerRecord worker;
+  if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
+  absl::StatusOr<bool> held = state_->jobs->UpdateProgress(LeaseOf(worker, request->job_id(), request->lease_token()),
+                                                           request->stage(), request->done(), request->total());
   if (!held.ok()) return ToGrpc(held.status());
   response->set_still_yours(*held);
   state_->events->Notify();
@@ -149,27 +216,50 @@ void WorkerService::AddImportedSpeedups(const WorkerRecord& worker, const std::s
   }
 }
 
+void WorkerService::StoreRequestedBaselines(const WorkerRecord& worker, const std::string& job_id,
+                                            const v1::CompleteJobRequest& request,
+                                            const std::vector<v1::BaselineTiming>& requested) {
+  for (const v1::BaselineTiming& baseline : request.new_baselines()) {
+    const v1::BaselineTiming* asked = FindRequest(requested, baseline);
+    const char* why = nullptr;
+    if (worker.gpu.compile_only()) {
+      why = "a compile-only worker measures none";
+    } else if (asked == nullptr) {
+      why = "the server did not ask this lease for it";
+    } else if (!(baseline.timing().median_us() > 0)) {
+      why = "its median is not a positive time";
+    }
+    if (why != nullptr) {
+      spdlog::warn("job {}: baseline {} {} {} from {} dropped: {}", job_id, baseline.problem(), baseline.shape(),
+                   baseline.name(), worker.id, why);
+      continue;
+    }
+    v1::BaselineTiming stored = baseline;
+    stored.set_hardware_key(asked->hardware_key());
+    if (absl::Status s = state_->baselines->Put(stored); !s.ok()) {
+      spdlog::warn("baseline not stored: {}", s.ToString());
+    }
+  }
+}
+
 grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::CompleteJobRequest* request,
                                         v1::CompleteJobResponse* response) {
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   WorkerRecord worker;
-  if (grpc::Status status = FindWorker(request->worker_id(), &worker); !status.ok()) return status;
+  if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
   v1::JobResult result = request->result();
   AddImportedSpeedups(worker, request->job_id(), &result);
-  absl::StatusOr<bool> accepted = state_->jobs->Complete(JobIdOf(request->job_id()), worker.id, result);
-  if (!accepted.ok()) return ToGrpc(accepted.status());
-  response->set_accepted(*accepted);
-  if (!*accepted) {
-    spdlog::warn("job {}: result from {} refused: the lease is no longer theirs", request->job_id(), worker.id);
+  absl::StatusOr<Completion> completion =
+      state_->jobs->Complete(LeaseOf(worker, request->job_id(), request->lease_token()), result);
+  if (!completion.ok()) return ToGrpc(completion.status());
+  response->set_accepted(completion->accepted);
+  if (!completion->accepted) {
+    spdlog::warn("job {}: result from {} refused: not its current lease (expired, lost or wrong token)",
+                 request->job_id(), worker.id);
     return grpc::Status::OK;
   }
-  for (v1::BaselineTiming baseline : request->new_baselines()) {
-    baseline.set_hardware_key(worker.hardware_key);
-    if (absl::Status s = state_->baselines->Put(baseline); !s.ok()) {
-      spdlog::warn("baseline not stored: {}", s.ToString());
-    }
-  }
+  StoreRequestedBaselines(worker, request->job_id(), *request, completion->requested_baselines);
   if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(JobIdOf(request->job_id()));
       job.ok() && job->has_value()) {
     state_->metrics->JobFinished(request->result().verdict(),
@@ -185,10 +275,18 @@ grpc::Status WorkerService::ReleaseJob(grpc::ServerContext* context, const v1::R
                                       v1::ReleaseJobResponse*) {
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
+  WorkerRecord worker;
+  if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
   absl::StatusOr<bool> released =
-      state_->jobs->Release(JobIdOf(request->job_id()), request->worker_id(), request->reason());
+      state_->jobs->Release(LeaseOf(worker, request->job_id(), request->lease_token()), request->reason());
   if (!released.ok()) return ToGrpc(released.status());
-  spdlog::warn("job {} handed back by {}: {}", request->job_id(), request->worker_id(), request->reason());
+  if (!*released) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        absl::StrCat("job ", request->job_id(), " is not leased to worker ", worker.id,
+                                     " under this token (the lease expired, was revoked or the job ended): "
+                                     "nothing to release"));
+  }
+  spdlog::warn("job {} handed back by {}: {}", request->job_id(), worker.id, request->reason());
   state_->events->Notify();
   return grpc::Status::OK;
 }

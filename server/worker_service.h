@@ -1,10 +1,14 @@
 // WorkerService: what kjudge-worker calls (kjudge.v1.WorkerService).
 //
 // Contract: LeaseJob long-polls up to wait_ms (capped) for a job the worker can run and hands
-// it with everything needed to judge it: the problem's spec and reference source and the
-// baselines cached for this worker's hardware key. Renew/ReportProgress answer still_yours =
-// false once the lease was lost, so the worker stops. CompleteJob stores the result and any
-// newly measured baselines, and is refused for a lease that is no longer held.
+// it with everything needed to judge it: the problem's spec and reference source, the
+// baselines cached for this worker's hardware key, and the lease token. Every call that names
+// a worker id is PERMISSION_DENIED (nothing changes) unless the caller's key registered that
+// worker. Renew/ReportProgress answer still_yours = false once the lease is not current (lost,
+// expired, wrong token), so the worker stops. CompleteJob stores the result only for the
+// current lease, and of its baselines only those the server asked that lease to measure when
+// it leased the job (none from a compile-only worker); the rest are dropped with a log line.
+// ReleaseJob of a lease that is not current is FAILED_PRECONDITION.
 #pragma once
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
@@ -31,8 +35,15 @@ class WorkerService final : public v1::WorkerService::Service {
 
  private:
   grpc::Status FindWorker(const std::string& id, struct WorkerRecord* record);
-  // Fills spec with the problem; false (and the job finished as REJECTED) if it is gone.
-  bool AttachProblem(const struct WorkerRecord& worker, v1::RunSpec* spec);
+  // FindWorker, and PERMISSION_DENIED unless `caller` registered that worker.
+  grpc::Status FindOwnWorker(const ApiKey& caller, const std::string& id, struct WorkerRecord* record);
+  // Fills the job's spec with the problem and records the baselines this lease is asked to
+  // measure; false (and the job finished as REJECTED) if the problem is gone.
+  bool AttachProblem(const struct WorkerRecord& worker, LeasedJob* job);
+  // Stores the measured baselines that match a request of the completed lease; logs the rest.
+  void StoreRequestedBaselines(const struct WorkerRecord& worker, const std::string& job_id,
+                               const v1::CompleteJobRequest& request,
+                               const std::vector<v1::BaselineTiming>& requested);
   // Speedups against baselines imported for this worker's GPU model (e.g. PyTorch eager).
   void AddImportedSpeedups(const struct WorkerRecord& worker, const std::string& job_id, v1::JobResult* result);
 

@@ -7,8 +7,9 @@
 namespace kjudge::worker {
 
 LeaseKeeper::LeaseKeeper(v1::WorkerService::Stub* stub, std::string api_key, std::string worker_id,
-                         std::string job_id, std::chrono::milliseconds period)
-    : stub_(stub), api_key_(std::move(api_key)), worker_id_(std::move(worker_id)), job_id_(std::move(job_id)), period_(period) {
+                         std::string job_id, std::string lease_token, std::chrono::milliseconds period)
+    : stub_(stub), api_key_(std::move(api_key)), worker_id_(std::move(worker_id)), job_id_(std::move(job_id)),
+      lease_token_(std::move(lease_token)), period_(period) {
   thread_ = std::thread(&LeaseKeeper::Loop, this);
 }
 
@@ -31,10 +32,14 @@ void LeaseKeeper::Loop() {
     v1::RenewLeaseRequest request;
     request.set_worker_id(worker_id_);
     request.set_job_id(job_id_);
+    request.set_lease_token(lease_token_);
     v1::RenewLeaseResponse response;
     grpc::Status status = stub_->RenewLease(&context, request, &response);
-    if (status.ok() && !response.still_yours()) {
-      spdlog::warn("job {}: the server says the lease is no longer ours; stopping", job_id_);
+    const bool refused = status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+                         status.error_code() == grpc::StatusCode::UNAUTHENTICATED;
+    if ((status.ok() && !response.still_yours()) || refused) {
+      spdlog::warn("job {}: the server says the lease is no longer ours{}; stopping", job_id_,
+                   refused ? " (" + status.error_message() + ")" : "");
       lost_ = true;
     } else if (!status.ok()) {
       spdlog::warn("job {}: lease renewal failed ({}); will retry", job_id_, status.error_message());

@@ -1,9 +1,10 @@
 // LeaseKeeper: renews a job's lease in the background while the runner works on it.
 //
-// Contract: from construction until destruction it calls RenewLease every `period`. If the
-// server answers that the lease is no longer this worker's, `lost()` becomes true and stays
-// true; the caller stops the job. Unreachable-server errors are tolerated (the server may be
-// restarting); only an explicit "not yours" counts as lost.
+// Contract: from construction until destruction it calls RenewLease every `period`, with the
+// lease's token. If the server answers that the lease is no longer this worker's (or refuses
+// this worker or its key: PERMISSION_DENIED, UNAUTHENTICATED after a revocation), `lost()`
+// becomes true and stays true; the caller stops the job. Unreachable-server errors are
+// tolerated (the server may be restarting).
 #pragma once
 
 #include <atomic>
@@ -20,7 +21,7 @@ namespace kjudge::worker {
 class LeaseKeeper {
  public:
   LeaseKeeper(v1::WorkerService::Stub* stub, std::string api_key, std::string worker_id, std::string job_id,
-              std::chrono::milliseconds period);
+              std::string lease_token, std::chrono::milliseconds period);
   ~LeaseKeeper();
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
@@ -34,6 +35,7 @@ class LeaseKeeper {
   std::string api_key_;
   std::string worker_id_;
   std::string job_id_;
+  std::string lease_token_;
   std::chrono::milliseconds period_;
   std::atomic<bool> lost_{false};
   std::mutex mutex_;

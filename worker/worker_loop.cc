@@ -121,12 +121,14 @@ bool WorkerLoop::Register(const std::atomic<int>& stop_requests) {
   return false;
 }
 
-void WorkerLoop::Report(const std::string& job_id, const v1::RunnerProgress& progress) {
+void WorkerLoop::Report(const std::string& job_id, const std::string& lease_token,
+                        const v1::RunnerProgress& progress) {
   grpc::ClientContext context;
   Prepare(&context, std::chrono::seconds(2));
   v1::ReportProgressRequest request;
   request.set_worker_id(worker_id_);
   request.set_job_id(job_id);
+  request.set_lease_token(lease_token);
   request.set_stage(progress.stage());
   request.set_done(progress.done());
   request.set_total(progress.total());
@@ -135,7 +137,7 @@ void WorkerLoop::Report(const std::string& job_id, const v1::RunnerProgress& pro
   (void)stub_->ReportProgress(&context, request, &response);
 }
 
-void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
+void WorkerLoop::Complete(const std::string& job_id, const std::string& lease_token, const RunOutcome& outcome,
                           const std::atomic<int>& stop_requests) {
   int shrink_level = 0;
   grpc::Status refusal;
@@ -147,6 +149,7 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
       v1::ReleaseJobRequest request;
       request.set_worker_id(worker_id_);
       request.set_job_id(job_id);
+      request.set_lease_token(lease_token);
       request.set_reason(outcome.reason);
       v1::ReleaseJobResponse response;
       status = stub_->ReleaseJob(&context, request, &response);
@@ -154,6 +157,7 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
       v1::CompleteJobRequest request;
       request.set_worker_id(worker_id_);
       request.set_job_id(job_id);
+      request.set_lease_token(lease_token);
       *request.mutable_result() = outcome.result.result();
       *request.mutable_new_baselines() = outcome.result.new_baselines();
       if (!ShrinkResult(shrink_level, refusal, &request)) {
@@ -174,7 +178,13 @@ void WorkerLoop::Complete(const std::string& job_id, const RunOutcome& outcome,
         continue;
       }
     }
-    if (status.ok() || status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) return;
+    // FAILED_PRECONDITION: the lease is gone; PERMISSION_DENIED / UNAUTHENTICATED: this worker
+    // or its key is refused (revoked). Sending again cannot help.
+    if (status.ok() || status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+        status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+        status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+      return;
+    }
     if (RefusesResult(status)) return;  // a hand-back the server refuses: resending cannot help
     // The server is down or restarting: keep the result and try again, unless told to quit
     // twice (then the lease expires on the server and the job is run again).
@@ -205,6 +215,7 @@ std::optional<LeasedJob> WorkerLoop::LeaseOne(int wait_ms, const std::atomic<int
   }
   if (!job.lease.has_job()) return std::nullopt;
   job.keeper = std::make_unique<LeaseKeeper>(stub_.get(), options_.api_key, worker_id_, job.lease.spec().job_id(),
+                                             job.lease.lease_token(),
                                              std::chrono::milliseconds(lease_seconds_ * 1000 / 3));
   return job;
 }
@@ -214,7 +225,7 @@ void WorkerLoop::HandBack(const LeasedJob& job, const std::string& reason, const
   outcome.handed_back = true;
   outcome.reason = reason;
   spdlog::info("job {}: handing it back: {}", job.lease.spec().job_id(), reason);
-  Complete(job.lease.spec().job_id(), outcome, stop_requests);
+  Complete(job.lease.spec().job_id(), job.lease.lease_token(), outcome, stop_requests);
 }
 
 bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests, bool prefetch_next) {
@@ -233,7 +244,7 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests, bool prefetch_n
   // Give the job up when the lease is lost or on the second stop request.
   const LeaseKeeper& keeper = *job->keeper;
   RunOutcome outcome = supervisor_->Run(
-      spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), progress); },
+      spec, [&](const v1::RunnerProgress& progress) { Report(spec.job_id(), job->lease.lease_token(), progress); },
       [&] { return keeper.lost().load() || stop_requests.load() >= 2; });
   job->keeper.reset();  // stop renewing before the result is posted
   if (outcome.handed_back) {
@@ -242,7 +253,7 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests, bool prefetch_n
     spdlog::info("job {}: {} {}", spec.job_id(), v1::Verdict_Name(outcome.result.result().verdict()),
                  outcome.result.result().message());
   }
-  Complete(spec.job_id(), outcome, stop_requests);
+  Complete(spec.job_id(), job->lease.lease_token(), outcome, stop_requests);
   return true;
 }
 

@@ -56,8 +56,9 @@ class WorkerLoop {
   // Gives a job never started back to the queue.
   void HandBack(const LeasedJob& job, const std::string& reason, const std::atomic<int>& stop_requests);
   void Prepare(grpc::ClientContext* context, std::chrono::milliseconds timeout) const;
-  void Report(const std::string& job_id, const v1::RunnerProgress& progress);
-  void Complete(const std::string& job_id, const RunOutcome& outcome, const std::atomic<int>& stop_requests);
+  void Report(const std::string& job_id, const std::string& lease_token, const v1::RunnerProgress& progress);
+  void Complete(const std::string& job_id, const std::string& lease_token, const RunOutcome& outcome,
+                const std::atomic<int>& stop_requests);
 
   WorkerOptions options_;
   RunnerSupervisor* supervisor_;

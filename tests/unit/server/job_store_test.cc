@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "server/api_keys.h"
 #include "server/migrations.h"
+#include "server/worker_registry.h"
 
 namespace kjudge::server {
 namespace {
@@ -39,8 +41,10 @@ class JobStoreTest : public ::testing::Test {
     shared_->now_ms = [this] { return now_; };
     store_ = std::make_unique<JobStore>(shared_.get(), JobStoreOptions{2, 1000});
   }
-  int64_t Enqueue(bool compile_only = false, const std::string& source = "__global__ void k(){}") {
+  int64_t Enqueue(bool compile_only = false, const std::string& source = "__global__ void k(){}",
+                  const std::string& api_key_id = "") {
     NewJob job;
+    job.api_key_id = api_key_id;
     job.problem = "level1/19_ReLU";
     job.source = source;
     job.launch_plan = "k<<<1,1>>>(X);";
@@ -59,6 +63,28 @@ class JobStoreTest : public ::testing::Test {
     absl::StatusOr<std::optional<LeasedJob>> leased = store_->LeaseNext(worker, gpu);
     EXPECT_TRUE(leased.ok()) << leased.status();
     return *leased;
+  }
+  static LeaseRef Ref(const LeasedJob& job, const std::string& worker) {
+    return LeaseRef{job.id, worker, job.lease_token};
+  }
+  v1::JobResult Result(v1::Verdict verdict) {
+    v1::JobResult result;
+    result.set_verdict(verdict);
+    return result;
+  }
+  bool Completes(const LeaseRef& lease, v1::Verdict verdict = v1::CORRECT) {
+    absl::StatusOr<Completion> done = store_->Complete(lease, Result(verdict));
+    EXPECT_TRUE(done.ok()) << done.status();
+    return done.ok() && done->accepted;
+  }
+  // The job ids leased one after another by `worker` (each completed at once) until none is left.
+  std::vector<int64_t> DrainInLeaseOrder(const std::string& worker) {
+    std::vector<int64_t> order;
+    while (std::optional<LeasedJob> job = Lease(worker)) {
+      order.push_back(job->id);
+      EXPECT_TRUE(Completes(Ref(*job, worker)));
+    }
+    return order;
   }
 
   std::string path_;
@@ -110,16 +136,17 @@ TEST_F(JobStoreTest, SourceIsStoredOncePerHash) {
 
 TEST_F(JobStoreTest, ExpiredLeaseRequeuesThenFailsAfterMaxAttempts) {
   const int64_t id = Enqueue();
-  ASSERT_TRUE(Lease("w1"));
+  std::optional<LeasedJob> first = Lease("w1");
+  ASSERT_TRUE(first);
   now_ += 500;
   EXPECT_EQ(*store_->ExpireLeases(), 0);  // still within the lease
-  EXPECT_TRUE(*store_->Renew(id, "w1"));
+  EXPECT_TRUE(*store_->Renew(Ref(*first, "w1")));
   now_ += 900;
   EXPECT_EQ(*store_->ExpireLeases(), 0);  // renewal moved the expiry
   now_ += 200;
   EXPECT_EQ(*store_->ExpireLeases(), 1);
   EXPECT_EQ(Get(id).state(), v1::QUEUED);
-  EXPECT_FALSE(*store_->Renew(id, "w1"));  // the lease is gone
+  EXPECT_FALSE(*store_->Renew(Ref(*first, "w1")));  // the lease is gone
 
   std::optional<LeasedJob> again = Lease("w2");
   ASSERT_TRUE(again);
@@ -135,12 +162,11 @@ TEST_F(JobStoreTest, ExpiredLeaseRequeuesThenFailsAfterMaxAttempts) {
 
 TEST_F(JobStoreTest, OnlyTheLeaseHolderCompletesAndOnlyOnce) {
   const int64_t id = Enqueue();
-  ASSERT_TRUE(Lease("w1"));
-  v1::JobResult result;
-  result.set_verdict(v1::CORRECT);
-  EXPECT_FALSE(*store_->Complete(id, "intruder", result));
-  EXPECT_TRUE(*store_->Complete(id, "w1", result));
-  EXPECT_FALSE(*store_->Complete(id, "w1", result));
+  std::optional<LeasedJob> leased = Lease("w1");
+  ASSERT_TRUE(leased);
+  EXPECT_FALSE(Completes(Ref(*leased, "intruder")));  // the right token is not enough
+  EXPECT_TRUE(Completes(Ref(*leased, "w1")));
+  EXPECT_FALSE(Completes(Ref(*leased, "w1")));
   v1::Job job = Get(id);
   EXPECT_EQ(job.state(), v1::DONE);
   EXPECT_EQ(job.result().verdict(), v1::CORRECT);
@@ -149,26 +175,27 @@ TEST_F(JobStoreTest, OnlyTheLeaseHolderCompletesAndOnlyOnce) {
 
 TEST_F(JobStoreTest, LateResultAfterExpiryIsRefused) {
   const int64_t id = Enqueue();
-  ASSERT_TRUE(Lease("slow"));
+  std::optional<LeasedJob> slow = Lease("slow");
+  ASSERT_TRUE(slow);
   now_ += 2000;
   ASSERT_EQ(*store_->ExpireLeases(), 1);
-  ASSERT_TRUE(Lease("fast"));
-  v1::JobResult result;
-  result.set_verdict(v1::WRONG_ANSWER);
-  EXPECT_FALSE(*store_->Complete(id, "slow", result));
-  result.set_verdict(v1::CORRECT);
-  EXPECT_TRUE(*store_->Complete(id, "fast", result));
+  std::optional<LeasedJob> fast = Lease("fast");
+  ASSERT_TRUE(fast);
+  EXPECT_FALSE(Completes(Ref(*slow, "slow"), v1::WRONG_ANSWER));
+  EXPECT_TRUE(Completes(Ref(*fast, "fast")));
   EXPECT_EQ(Get(id).result().verdict(), v1::CORRECT);
 }
 
 TEST_F(JobStoreTest, ReleaseRequeuesAtOnceAndCountsTheAttempt) {
   const int64_t id = Enqueue();
-  ASSERT_TRUE(Lease("w1"));
-  EXPECT_FALSE(*store_->Release(id, "other", "no"));
-  EXPECT_TRUE(*store_->Release(id, "w1", "runner died"));
+  std::optional<LeasedJob> first = Lease("w1");
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(*store_->Release(Ref(*first, "other"), "no"));
+  EXPECT_TRUE(*store_->Release(Ref(*first, "w1"), "runner died"));
   EXPECT_EQ(Get(id).state(), v1::QUEUED);
-  ASSERT_TRUE(Lease("w2"));
-  EXPECT_TRUE(*store_->Release(id, "w2", "runner was killed by signal 9"));
+  std::optional<LeasedJob> second = Lease("w2");
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(*store_->Release(Ref(*second, "w2"), "runner was killed by signal 9"));
   v1::Job job = Get(id);
   EXPECT_EQ(job.state(), v1::DONE);
   EXPECT_EQ(job.result().verdict(), v1::INTERNAL_ERROR);
@@ -227,6 +254,179 @@ TEST_F(JobStoreTest, MigrationsAreIdempotentAndRefuseNewerSchemas) {
   absl::Status status = ApplyMigrations(*shared_->db, BuiltinMigrations());
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("newer"), absl::string_view::npos);
+}
+
+TEST_F(JobStoreTest, EveryLeaseGetsAFreshUnguessableToken) {
+  const int64_t id = Enqueue();
+  std::optional<LeasedJob> first = Lease("w1");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->lease_token.size(), 32u);  // 128 bits as hex
+  EXPECT_EQ(first->lease_token.find_first_not_of("0123456789abcdef"), std::string::npos) << first->lease_token;
+  ASSERT_TRUE(*store_->Release(Ref(*first, "w1"), "handing back"));
+  std::optional<LeasedJob> second = Lease("w1");  // the same worker leases the same job again
+  ASSERT_TRUE(second);
+  ASSERT_EQ(second->id, id);
+  EXPECT_NE(second->lease_token, first->lease_token);
+  // The first lease's token is dead, even in the hands of the worker that holds the job now.
+  EXPECT_FALSE(*store_->Renew(Ref(*first, "w1")));
+  EXPECT_FALSE(*store_->UpdateProgress(Ref(*first, "w1"), v1::STAGE_CHECKING, 1, 2));
+  EXPECT_FALSE(*store_->Release(Ref(*first, "w1"), "stale"));
+  EXPECT_FALSE(Completes(Ref(*first, "w1")));
+  EXPECT_TRUE(Completes(Ref(*second, "w1")));
+}
+
+TEST_F(JobStoreTest, AWrongOrMissingTokenIsRefusedAndChangesNothing) {
+  const int64_t id = Enqueue();
+  std::optional<LeasedJob> leased = Lease("w1");
+  ASSERT_TRUE(leased);
+  ASSERT_TRUE(*store_->UpdateProgress(Ref(*leased, "w1"), v1::STAGE_CHECKING, 1, 4));
+  for (const std::string& token : {std::string(), std::string(32, '0'), leased->lease_token + "0"}) {
+    const LeaseRef forged{id, "w1", token};
+    EXPECT_FALSE(*store_->Renew(forged)) << token;
+    EXPECT_FALSE(*store_->UpdateProgress(forged, v1::STAGE_TIMING, 9, 9)) << token;
+    EXPECT_FALSE(*store_->Release(forged, "forged")) << token;
+    EXPECT_FALSE(Completes(forged)) << token;
+  }
+  v1::Job job = Get(id);
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.stage(), v1::STAGE_CHECKING);
+  EXPECT_EQ(job.progress_done(), 1);
+  EXPECT_EQ(job.attempts(), 1);
+  EXPECT_TRUE(Completes(Ref(*leased, "w1")));
+}
+
+TEST_F(JobStoreTest, AnExpiredLeaseIsDeadBeforeExpireLeasesRuns) {
+  // lease_ms is 1000: the lease is good through now + 1000 and dead one millisecond later, with
+  // no grace for the housekeeping thread that has not requeued it yet.
+  const int64_t on_time = Enqueue();
+  const int64_t late = Enqueue();
+  std::optional<LeasedJob> a = Lease("w1");
+  std::optional<LeasedJob> b = Lease("w2");
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(a->id, on_time);
+  now_ += 1000;
+  EXPECT_TRUE(Completes(Ref(*a, "w1")));
+  now_ += 1;
+  EXPECT_FALSE(*store_->Renew(Ref(*b, "w2")));
+  EXPECT_FALSE(*store_->UpdateProgress(Ref(*b, "w2"), v1::STAGE_TIMING, 1, 1));
+  EXPECT_FALSE(*store_->Release(Ref(*b, "w2"), "too late"));
+  EXPECT_FALSE(Completes(Ref(*b, "w2")));
+  EXPECT_EQ(Get(late).state(), v1::RUNNING);  // not requeued yet, but no longer anyone's
+  EXPECT_EQ(*store_->ExpireLeases(), 1);
+  EXPECT_EQ(Get(late).state(), v1::QUEUED);
+  EXPECT_EQ(Get(on_time).result().verdict(), v1::CORRECT);
+}
+
+TEST_F(JobStoreTest, ABurstOfOneKeyHoldsAnotherKeysJobBackByOneJobAtMost) {
+  // One worker. Key A queues a burst; the worker takes A's first job; then key B queues one.
+  std::vector<int64_t> burst;
+  for (int i = 0; i < 6; ++i) burst.push_back(Enqueue(false, "a" + std::to_string(i), "kj_a"));
+  std::optional<LeasedJob> first = Lease("w1");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->id, burst[0]);
+  const int64_t b_job = Enqueue(false, "b", "kj_b");
+  ASSERT_TRUE(Completes(Ref(*first, "w1")));
+  // B's job is next, ahead of A's second job: it waited for one of A's jobs only.
+  std::vector<int64_t> order = DrainInLeaseOrder("w1");
+  ASSERT_EQ(order.size(), 6u);
+  EXPECT_EQ(order[0], b_job);
+  EXPECT_EQ(std::vector<int64_t>(order.begin() + 1, order.end()),
+            std::vector<int64_t>(burst.begin() + 1, burst.end()));  // then A's, oldest first
+}
+
+TEST_F(JobStoreTest, AKeyWithFewerRunningJobsGoesFirstAndTurnsAlternate) {
+  std::vector<int64_t> a, b;
+  for (int i = 0; i < 3; ++i) a.push_back(Enqueue(false, "a" + std::to_string(i), "kj_a"));
+  for (int i = 0; i < 3; ++i) b.push_back(Enqueue(false, "b" + std::to_string(i), "kj_b"));
+  // Two workers at once: A's oldest, then B's (A has a running job, B none).
+  std::optional<LeasedJob> w1 = Lease("w1");
+  std::optional<LeasedJob> w2 = Lease("w2");
+  ASSERT_TRUE(w1 && w2);
+  EXPECT_EQ(w1->id, a[0]);
+  EXPECT_EQ(w2->id, b[0]);
+  ASSERT_TRUE(Completes(Ref(*w1, "w1")));
+  ASSERT_TRUE(Completes(Ref(*w2, "w2")));
+  // One worker from here on: the keys take turns, each in its own submission order.
+  EXPECT_EQ(DrainInLeaseOrder("w1"), (std::vector<int64_t>{a[1], b[1], a[2], b[2]}));
+}
+
+TEST_F(JobStoreTest, FairnessKeepsTheCompileOnlyRule) {
+  Enqueue(false, "gpu", "kj_a");
+  const int64_t compile_job = Enqueue(true, "compile", "kj_b");
+  std::optional<LeasedJob> leased = Lease("cpu", /*gpu=*/false);
+  ASSERT_TRUE(leased);
+  EXPECT_EQ(leased->id, compile_job);
+  EXPECT_FALSE(Lease("cpu", /*gpu=*/false));
+}
+
+TEST_F(JobStoreTest, BaselineRequestsBelongToOneLease) {
+  const int64_t id = Enqueue();
+  std::optional<LeasedJob> first = Lease("w1");
+  ASSERT_TRUE(first);
+  v1::BaselineTiming wanted;
+  wanted.set_problem("level1/19_ReLU");
+  wanted.set_shape("M=4,N=8");
+  wanted.set_name("reference");
+  wanted.set_hardware_key("hw");
+  EXPECT_FALSE(*store_->RequestBaselines(LeaseRef{id, "w1", "forged"}, {wanted}));
+  ASSERT_TRUE(*store_->RequestBaselines(Ref(*first, "w1"), {wanted}));
+  // The lease ends without a result: its request goes with it.
+  ASSERT_TRUE(*store_->Release(Ref(*first, "w1"), "runner died"));
+  std::optional<LeasedJob> second = Lease("w2");
+  ASSERT_TRUE(second);
+  absl::StatusOr<Completion> done = store_->Complete(Ref(*second, "w2"), Result(v1::CORRECT));
+  ASSERT_TRUE(done.ok() && done->accepted);
+  EXPECT_TRUE(done->requested_baselines.empty());
+
+  const int64_t other = Enqueue(false, "other");
+  std::optional<LeasedJob> third = Lease("w2");
+  ASSERT_TRUE(third);
+  ASSERT_EQ(third->id, other);
+  ASSERT_TRUE(*store_->RequestBaselines(Ref(*third, "w2"), {wanted}));
+  done = store_->Complete(Ref(*third, "w2"), Result(v1::CORRECT));
+  ASSERT_TRUE(done.ok() && done->accepted);
+  ASSERT_EQ(done->requested_baselines.size(), 1u);
+  EXPECT_EQ(done->requested_baselines[0].shape(), "M=4,N=8");
+  EXPECT_EQ(done->requested_baselines[0].name(), "reference");
+  EXPECT_EQ(done->requested_baselines[0].hardware_key(), "hw");
+}
+
+TEST_F(JobStoreTest, RevokingAWorkerKeyRequeuesItsLeasesInTheSameTransaction) {
+  ApiKeys keys(shared_.get());
+  WorkerRegistry workers(shared_.get());
+  absl::StatusOr<CreatedKey> stolen = keys.Create("stolen", Role::kWorker);
+  absl::StatusOr<CreatedKey> honest = keys.Create("honest", Role::kWorker);
+  ASSERT_TRUE(stolen.ok() && honest.ok());
+  v1::GpuInfo gpu;
+  gpu.set_name("NVIDIA H100 80GB HBM3");
+  absl::StatusOr<WorkerRecord> bad = workers.Register("bad", gpu, stolen->key.id);
+  absl::StatusOr<WorkerRecord> good = workers.Register("good", gpu, honest->key.id);
+  ASSERT_TRUE(bad.ok() && good.ok());
+  const int64_t held_by_bad = Enqueue();
+  const int64_t held_by_good = Enqueue();
+  std::optional<LeasedJob> bad_lease = Lease(bad->id);
+  std::optional<LeasedJob> good_lease = Lease(good->id);
+  ASSERT_TRUE(bad_lease && good_lease);
+  ASSERT_EQ(bad_lease->id, held_by_bad);
+  const int64_t waiting = Enqueue();
+
+  ASSERT_TRUE(*keys.Revoke(stolen->key.id));
+  v1::Job requeued = Get(held_by_bad);
+  EXPECT_EQ(requeued.state(), v1::QUEUED);
+  EXPECT_EQ(requeued.attempts(), 0);  // the attempt is not held against the job
+  EXPECT_TRUE(requeued.worker().empty());
+  EXPECT_EQ(Get(held_by_good).state(), v1::RUNNING);  // other keys' leases stay
+  EXPECT_FALSE(*store_->Renew(Ref(*bad_lease, bad->id)));
+  EXPECT_FALSE(Completes(Ref(*bad_lease, bad->id)));
+  EXPECT_TRUE(*store_->Renew(Ref(*good_lease, good->id)));
+  // A worker of the revoked key leases nothing more, even with jobs waiting.
+  EXPECT_FALSE(Lease(bad->id));
+  std::optional<LeasedJob> next = Lease(good->id);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->id, held_by_bad);
+  EXPECT_EQ(next->attempt, 1);
+  EXPECT_EQ(Get(waiting).state(), v1::QUEUED);
+  EXPECT_FALSE(*keys.Revoke(stolen->key.id));  // once only
 }
 
 }  // namespace
