@@ -19,13 +19,13 @@ using runner::Cat;
 // Seeds of the job's bench-shape inputs are derived as the verdict protocol derives them
 // (TrialSeed(job seed, stream 2 = bench shapes, index)); the caller passes a fresh job seed.
 constexpr uint64_t kBenchStream = 2;
-constexpr size_t kMaxCopyPairs = 4;  // the verdict protocol's kMaxInputSets
+constexpr size_t kMaxCopyPairs = 4;  // buffer pairs the copy workload rotates
 
 absl::StatusOr<runner::TensorSet> FreshInputs(const ProblemSpec& spec, const Shape& shape,
                                               uint64_t job_seed, int set, const BenchEnv& env) {
   KJ_ASSIGN_OR_RETURN(runner::TensorSet tensors,
                       runner::TensorSet::Allocate(
-                          spec, shape, runner::GuardPattern(runner::GuardCanary(job_seed))));
+                          spec, shape, runner::GuardPattern(~job_seed)));
   KJ_RETURN_IF_ERROR(tensors.GenerateInputs(
       *env.utilities, runner::TrialSeed(job_seed, kBenchStream, static_cast<uint64_t>(set)),
       env.stream));
@@ -67,7 +67,7 @@ class PlanJob : public Job {
     const ProblemSpec& spec = problem_->setup.spec;
     const Bindings bindings = spec.BindingsFor(shape_);
     const runner::PlanLimits limits = LimitsOf(env_.gpu->props);
-    const runner::GuardPattern guards(runner::GuardCanary(job_seed));  // as the judge has them
+    const runner::GuardPattern guards(~job_seed);  // any canary: the judge draws its own secret
     auto set = std::make_unique<Set>();
     KJ_ASSIGN_OR_RETURN(set->tensors, FreshInputs(spec, shape_, job_seed,
                                                   static_cast<int>(sets_.size()), env_));

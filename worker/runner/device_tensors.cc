@@ -144,20 +144,6 @@ absl::Status TensorSet::PoisonOutputs(DeviceUtilities& utils, cudaStream_t strea
   return SyncStatus(cudaStreamSynchronize(stream), "output poisoning");
 }
 
-absl::StatusOr<std::vector<uint64_t>> TensorSet::InputChecksums(DeviceUtilities& utils,
-                                                                cudaStream_t stream) {
-  std::vector<uint64_t> sums;
-  for (Entry& e : entries_) {
-    if (e.spec->role != TensorRole::kIn) continue;
-    KJ_ASSIGN_OR_RETURN(uint64_t sum, utils.Checksum(e.buffer.get(),
-                                                     static_cast<size_t>(e.count) *
-                                                         DTypeSize(e.spec->dtype),
-                                                     stream));
-    sums.push_back(sum);
-  }
-  return sums;
-}
-
 std::vector<GuardedBuffer> TensorSet::Guards() const {
   std::vector<GuardedBuffer> guards;
   for (const Entry& e : entries_) {

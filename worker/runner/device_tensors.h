@@ -54,8 +54,6 @@ class TensorSet {
 
   absl::Status GenerateInputs(DeviceUtilities& utils, uint64_t seed, cudaStream_t stream);
   absl::Status PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream);
-  absl::StatusOr<std::vector<uint64_t>> InputChecksums(DeviceUtilities& utils,
-                                                       cudaStream_t stream);
   absl::StatusOr<std::vector<HostTensor>> CopyOutputs(cudaStream_t stream) const;
   absl::Status Scrub(cudaStream_t stream);
 

@@ -93,27 +93,6 @@ KJ_FILL(u8, unsigned char)
 KJ_FILL(fp8_e4m3, __nv_fp8_e4m3)
 KJ_FILL(fp8_e5m2, __nv_fp8_e5m2)
 
-extern "C" __global__ void kj_checksum(const unsigned char* p, unsigned long long bytes,
-                                       unsigned long long* out) {
-  const unsigned long long words = (bytes + 7ull) / 8ull;
-  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-  unsigned long long acc = 0;
-  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-       j < words; j += stride) {
-    unsigned long long w = 0;
-    if (8ull * j + 8ull <= bytes) {
-      w = reinterpret_cast<const unsigned long long*>(p)[j];
-    } else {
-      for (unsigned long long k = 8ull * j; k < bytes; ++k) {
-        w |= (unsigned long long)p[k] << (8ull * (k - 8ull * j));
-      }
-    }
-    acc += kj_mix(w ^ kj_mix(j));
-  }
-  for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
-  if ((threadIdx.x & 31u) == 0u) atomicAdd(out, acc);
-}
-
 // Counts the bytes where a and b differ (the judge's byte-for-byte input check).
 extern "C" __global__ void kj_bytes_differ(const unsigned char* a, const unsigned char* b,
                                            unsigned long long bytes, unsigned long long* out) {
@@ -344,7 +323,7 @@ unsigned int BlocksFor(int64_t work, unsigned int threads) {
 std::string_view DeviceUtilities::Source() { return kUtilitySource; }
 
 std::vector<std::string> DeviceUtilities::KernelNames() {
-  std::vector<std::string> names = {"kj_checksum", "kj_guard_check", "kj_bytes_differ"};
+  std::vector<std::string> names = {"kj_guard_check", "kj_bytes_differ"};
   for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64,
                   DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
     names.push_back(FillKernelName(d));
@@ -411,26 +390,6 @@ absl::StatusOr<uint64_t> DeviceUtilities::DifferingBytes(const void* a, const vo
       cudaMemcpyAsync(&differ, slot_.get(), 8, cudaMemcpyDeviceToHost, stream), "compare copy"));
   KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "compare synchronize"));
   return differ;
-}
-
-absl::StatusOr<uint64_t> DeviceUtilities::Checksum(const void* ptr, size_t bytes,
-                                                   cudaStream_t stream) {
-  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel("kj_checksum"));
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(slot_.get(), 0, 8, stream), "checksum reset"));
-  const void* p = ptr;
-  unsigned long long n = bytes;
-  void* out = slot_.get();
-  void* args[] = {&p, &n, &out};
-  constexpr unsigned int kThreads = 256;
-  const auto words = static_cast<int64_t>((bytes + 7) / 8);
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(words, kThreads)),
-                                                 dim3(kThreads), args, 0, stream),
-                                "checksum launch"));
-  uint64_t sum = 0;
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(&sum, slot_.get(), 8, cudaMemcpyDeviceToHost, stream),
-                                "checksum copy"));
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "checksum synchronize"));
-  return sum;
 }
 
 absl::StatusOr<std::vector<GuardDamage>> DeviceUtilities::CheckGuards(

@@ -23,9 +23,6 @@
 // shared memory, then one thread per block publishes with atomics; min/max of doubles go
 // through an order-preserving 64-bit key (sign bit set: all bits flipped; else the sign bit
 // set), max|.| through the bits of the non-negative double. Waits for the stream.
-// Checksum(): order-independent 64-bit digest: sum over 8-byte words w_j (the last one
-// zero-padded) of splitmix64(w_j ^ splitmix64(j)), so any changed byte changes it with
-// overwhelming probability. Waits for the stream.
 // CheckGuards(): verifies guard regions (guard_bands.h) against the job's canary in one launch
 // (one block per region; one upload of the (address, length) table, one small download of the
 // results): per region, the bytes that differ from the pattern and the first and last of them.
@@ -78,7 +75,6 @@ class DeviceUtilities {
   absl::StatusOr<DeviceComparison> Compare(const void* out, const void* ref, DType dtype,
                                            int64_t count, double atol, double rtol,
                                            cudaStream_t stream);
-  absl::StatusOr<uint64_t> Checksum(const void* ptr, size_t bytes, cudaStream_t stream);
   // How many of the `bytes` bytes at a and b differ (0: identical); waits for the answer.
   absl::StatusOr<uint64_t> DifferingBytes(const void* a, const void* b, size_t bytes,
                                           cudaStream_t stream);

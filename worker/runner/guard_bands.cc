@@ -8,8 +8,6 @@ namespace {
 
 // Guards listed in a message; the rest are counted.
 constexpr size_t kMaxDescribed = 3;
-// Separates the canary from the input seeds (TrialSeed streams 1-3).
-constexpr uint64_t kGuardStream = 0x6775617264ULL;  // "guard"
 
 std::string Bytes(int64_t n) { return Cat(n, n == 1 ? " byte" : " bytes"); }
 
@@ -35,8 +33,6 @@ std::string DescribeOne(const GuardedBuffer& b, bool before, const GuardDamage& 
 }
 
 }  // namespace
-
-uint64_t GuardCanary(uint64_t job_seed) { return TrialSeed(job_seed, kGuardStream, 0); }
 
 std::vector<std::byte> GuardPattern::Bytes(uintptr_t address, size_t n) const {
   std::vector<std::byte> out(n);

@@ -33,14 +33,11 @@ namespace kjudge::runner {
 // enough for the common bugs (an off-by-one, a tail that rounds up to a vector, tile or warp:
 // up to 1024 floats), small enough to cost nothing per buffer. A bigger overrun usually reaches
 // unmapped memory (illegal address, a sticky RUNTIME_ERROR) or another buffer (the input
-// checksums and the output comparison see it).
+// byte-for-byte input check and the output comparison see it).
 inline constexpr size_t kGuardBytes = 4096;
 
 // Device memory a guarded allocation of `bytes` takes (memory accounting: what fits).
 constexpr size_t GuardedBytes(size_t bytes) { return bytes + 2 * kGuardBytes; }
-
-// The canary of a job: independent of the seeds of its inputs.
-uint64_t GuardCanary(uint64_t job_seed);
 
 // The guard bytes of one job.
 class GuardPattern {
