@@ -114,7 +114,8 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
 
   // A rejected submission keeps no source and no plan: only a small record of the refusal.
   const bool done = job.immediate_result.has_value();
-  const std::string_view body = done ? std::string_view() : std::string_view(job.source);
+  // "" (not a null view): sqlite binds a null pointer as NULL, which body refuses.
+  const std::string_view body = done ? std::string_view("") : std::string_view(job.source);
   const std::string sha = Sha256Hex(body);
   absl::StatusOr<Statement> source = db.Prepare(
       "INSERT INTO sources(sha256, body, created_unix_ms) VALUES(?, ?, ?) "
@@ -129,7 +130,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
       "created_unix_ms, finished_unix_ms, api_key_id, public, idempotency_key, request_sha256) "
       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!insert.ok()) return insert.status();
-  insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, done ? std::string() : job.launch_plan);
+  insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, done ? std::string_view("") : std::string_view(job.launch_plan));
   insert->Bind(5, job.plan_first_line).Bind(6, job.compile_only ? 1 : 0);
   insert->Bind(7, TagsToJson(job.tags)).Bind(8, static_cast<int64_t>(job.seed));
   insert->Bind(9, done ? v1::DONE : v1::QUEUED).Bind(10, done ? v1::STAGE_DONE : v1::STAGE_QUEUED);
