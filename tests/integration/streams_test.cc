@@ -33,8 +33,10 @@ int ServerThreads(const std::string& address) {
 // One WatchJob stream on the callback client API (no client thread per stream either).
 class Watch final : public grpc::ClientReadReactor<v1::Job> {
  public:
-  Watch(v1::ClientService::Stub* stub, const std::string& id, std::atomic<int>* first, std::atomic<int>* done)
+  Watch(v1::ClientService::Stub* stub, const std::string& id, std::atomic<int>* first, std::atomic<int>* done,
+        const std::string& key = "")
       : first_(first), done_(done) {
+    if (!key.empty()) context_.AddMetadata("authorization", "Bearer " + key);
     request_.set_job_id(id);
     stub->async()->WatchJob(&context_, &request_, this);
     StartRead(&job_);
@@ -149,8 +151,8 @@ TEST(Streams, StreamCapsAnswerResourceExhausted) {
   ASSERT_TRUE(alice_api.Submit(ReluRequest(), &job).ok());
   std::atomic<int> first{0}, done{0};
   std::vector<std::unique_ptr<Watch>> open;
-  open.push_back(std::make_unique<Watch>(&alice_api.stub(), job.job_id(), &first, &done));
-  open.push_back(std::make_unique<Watch>(&alice_api.stub(), job.job_id(), &first, &done));
+  open.push_back(std::make_unique<Watch>(&alice_api.stub(), job.job_id(), &first, &done, alice));
+  open.push_back(std::make_unique<Watch>(&alice_api.stub(), job.job_id(), &first, &done, alice));
   ASSERT_TRUE(WaitFor([&] { return first.load() == 2; }, 20));
 
   const auto refused = [](ApiClient& client, const std::string& id) {
@@ -169,7 +171,7 @@ TEST(Streams, StreamCapsAnswerResourceExhausted) {
 
   v1::SubmitResponse bobs;
   ASSERT_TRUE(bob_api.Submit(ReluRequest(), &bobs).ok());
-  open.push_back(std::make_unique<Watch>(&bob_api.stub(), bobs.job_id(), &first, &done));
+  open.push_back(std::make_unique<Watch>(&bob_api.stub(), bobs.job_id(), &first, &done, bob));
   ASSERT_TRUE(WaitFor([&] { return first.load() == 3; }, 20));
   grpc::Status total = refused(bob_api, bobs.job_id());
   EXPECT_EQ(total.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
@@ -178,10 +180,14 @@ TEST(Streams, StreamCapsAnswerResourceExhausted) {
   // A closed stream frees its slot.
   open.front()->Cancel();
   EXPECT_EQ(open.front()->Wait().error_code(), grpc::StatusCode::CANCELLED);
-  std::vector<v1::Job> seen;
   v1::Job cancelled;
   ASSERT_TRUE(bob_api.CancelJob(bobs.job_id(), &cancelled).ok());
-  EXPECT_TRUE(WaitFor([&] { return done.load() >= 1; }, 20));
+  EXPECT_TRUE(WaitFor([&] { return done.load() >= 1; }, 20)) << "bob's open stream sees his job end";
+  // The server frees the slot once the call is done on its side, a moment after the client.
+  EXPECT_TRUE(WaitFor([&] {
+    std::vector<v1::Job> seen;
+    return bob_api.WatchJobs({bobs.job_id()}, &seen, 5000).ok() && !seen.empty() && seen.back().state() == v1::DONE;
+  }, 10)) << "a closed stream must free its slot";
   for (const auto& watch : open) watch->Cancel();
   for (const auto& watch : open) watch->Wait();
 }
