@@ -7,6 +7,10 @@ namespace kjudge::server {
 namespace {
 
 // What a watcher has seen of a job: it is sent again only when this changes.
+absl::StatusOr<std::optional<v1::Job>> Read(ServerState* state, RoundReads* reads, int64_t id, const Viewer& viewer) {
+  return reads != nullptr ? reads->Get(id, viewer) : state->jobs->GetFor(id, viewer);
+}
+
 std::string Fingerprint(const v1::Job& job) {
   return absl::StrCat(job.state(), "/", job.stage(), "/", job.progress_done(), "/", job.progress_total(), "/",
                       job.queue_position(), "/", job.attempts());
@@ -32,16 +36,16 @@ grpc::ServerWriteReactor<v1::Job>* JobStream::Open(ServerState* state, WatchHub*
     stream->FinishLocked(ToGrpc(added));
     return stream.get();
   }
-  stream->Poll();
+  stream->Poll(nullptr);
   return stream.get();
 }
 
-void JobStream::Poll() {
+void JobStream::Poll(RoundReads* reads) {
   std::lock_guard lock(mutex_);
-  PollLocked();
+  PollLocked(reads);
 }
 
-void JobStream::PollLocked() {
+void JobStream::PollLocked(RoundReads* reads) {
   if (finished_) return;
   if (writing_) {
     dirty_ = true;  // read again once the write in flight is done
@@ -50,7 +54,7 @@ void JobStream::PollLocked() {
   for (const int64_t id : ids_) {
     auto seen = seen_.find(id);
     if (seen != seen_.end() && seen->second.rfind(absl::StrCat(v1::DONE, "/"), 0) == 0) continue;
-    absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->GetFor(id, viewer_);
+    absl::StatusOr<std::optional<v1::Job>> job = Read(state_, reads, id, viewer_);
     if (!job.ok()) return FinishLocked(ToGrpc(job.status()));
     if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id)));
     std::string now = Fingerprint(**job);
@@ -83,7 +87,7 @@ void JobStream::OnWriteDone(bool ok) {
   if (!ok || cancelled_) return FinishLocked(grpc::Status::CANCELLED);
   if (pending_.empty() && dirty_) {
     dirty_ = false;
-    return PollLocked();
+    return PollLocked(nullptr);
   }
   SendNextLocked();
 }
@@ -119,7 +123,7 @@ void EvaluateCall::Track(int64_t id) {
     std::lock_guard lock(mutex_);
     id_ = id;
   }
-  Poll();
+  Poll(nullptr);
 }
 
 void EvaluateCall::Fail(const grpc::Status& status) {
@@ -127,10 +131,10 @@ void EvaluateCall::Fail(const grpc::Status& status) {
   FinishLocked(status);
 }
 
-void EvaluateCall::Poll() {
+void EvaluateCall::Poll(RoundReads* reads) {
   std::lock_guard lock(mutex_);
   if (finished_ || id_ == 0) return;
-  absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->GetFor(id_, viewer_);
+  absl::StatusOr<std::optional<v1::Job>> job = Read(state_, reads, id_, viewer_);
   if (!job.ok()) return FinishLocked(ToGrpc(job.status()));
   if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id_)));
   if ((*job)->state() == v1::DONE) {

@@ -36,13 +36,14 @@ class JobStream final : public grpc::ServerWriteReactor<v1::Job>, public Watcher
   JobStream(ServerState* state, WatchHub* hub, Viewer viewer, std::vector<int64_t> ids)
       : state_(state), hub_(hub), viewer_(std::move(viewer)), ids_(std::move(ids)) {}
 
-  void Poll() override;
+  void Poll(RoundReads* reads) override;
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
   void OnDone() override;
 
  private:
-  void PollLocked();
+  // `reads` null: read the database directly (calls from gRPC's threads, not a round).
+  void PollLocked(RoundReads* reads);
   void SendNextLocked();
   void FinishLocked(const grpc::Status& status);
 
@@ -74,7 +75,7 @@ class EvaluateCall final : public grpc::ServerUnaryReactor, public Watcher {
   void Track(int64_t id);
   void Fail(const grpc::Status& status);
 
-  void Poll() override;
+  void Poll(RoundReads* reads) override;
   void OnCancel() override;
   void OnDone() override;
 

@@ -1,5 +1,6 @@
 #include "server/watch_hub.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,10 +12,24 @@ namespace {
 constexpr std::chrono::milliseconds kFallbackPoll(2000);
 // After shutdown JobEvents wakes at once every time: pace the rounds that finish the streams.
 constexpr std::chrono::milliseconds kShutdownPace(100);
+// The most a round's pause lasts: updates still reach watchers within a fraction of a second.
+constexpr std::chrono::milliseconds kMaxPause(250);
 
 }  // namespace
 
-WatchHub::WatchHub(JobEvents* events, StreamCaps caps) : events_(events), caps_(caps) {
+absl::StatusOr<std::optional<v1::Job>> RoundReads::Get(int64_t id, const Viewer& viewer) {
+  auto key = std::make_tuple(id, viewer.key_id, viewer.admin);
+  auto it = done_.find(key);
+  if (it == done_.end()) {
+    it = done_.emplace(std::move(key), jobs_->GetFor(id, viewer)).first;
+    // The database mutex is not fair: without a yield this thread takes it back at once and a
+    // Submit waiting for it waits out the whole round.
+    std::this_thread::yield();
+  }
+  return it->second;
+}
+
+WatchHub::WatchHub(JobEvents* events, JobStore* jobs, StreamCaps caps) : events_(events), jobs_(jobs), caps_(caps) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -33,8 +48,9 @@ absl::Status WatchHub::Add(const std::string& key_id, std::shared_ptr<Watcher> w
     return absl::ResourceExhaustedError(absl::StrCat("the server has ", watchers_.size(),
                                                      " open job streams, its limit; close some or retry later"));
   }
+  // key "" is the single tenant of a server without auth: only the total cap applies to it.
   int& mine = per_key_[key_id];
-  if (mine >= caps_.per_key) {
+  if (!key_id.empty() && mine >= caps_.per_key) {
     return absl::ResourceExhaustedError(absl::StrCat("this key has ", mine, " open job streams (the limit is ",
                                                      caps_.per_key, "); close some, or watch many jobs on one "
                                                      "stream with WatchJobs"));
@@ -71,8 +87,12 @@ void WatchHub::Run() {
       round.reserve(watchers_.size());
       for (const auto& [raw, entry] : watchers_) round.push_back(entry.watcher);
     }
-    for (const std::shared_ptr<Watcher>& watcher : round) watcher->Poll();
-    if (events_->shutting_down()) std::this_thread::sleep_for(kShutdownPace);
+    const auto start = std::chrono::steady_clock::now();
+    RoundReads reads(jobs_);
+    for (const std::shared_ptr<Watcher>& watcher : round) watcher->Poll(&reads);
+    const auto spent = std::chrono::steady_clock::now() - start;
+    std::this_thread::sleep_for(events_->shutting_down() ? kShutdownPace
+                                                         : std::min<std::chrono::steady_clock::duration>(spent, kMaxPause));
   }
 }
 
