@@ -58,6 +58,7 @@ struct StatsArgs {
   std::vector<std::string> tags;  // key=value filters
   std::string baseline = "reference";
   std::string problem_prefix;
+  bool public_only = false;  // every tenant's public jobs (a leaderboard) instead of your own
 };
 int ShowStats(CliContext& cli, const StatsArgs& args);
 

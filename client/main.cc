@@ -75,6 +75,8 @@ int main(int argc, char** argv) {
   stats->add_option("--tag", stats_args.tags, "only jobs with this key=value tag (repeatable)");
   stats->add_option("--baseline", stats_args.baseline, "speedups against this baseline")->capture_default_str();
   stats->add_option("--problems", stats_args.problem_prefix, "only problems starting with this, e.g. level1/");
+  stats->add_flag("--public", stats_args.public_only,
+                  "every tenant's jobs submitted with --public (a leaderboard); default: your own jobs");
 
   BaselinesArgs baselines_args;
   auto* baselines = app.add_subcommand("baselines", "list cached baseline timings; --refresh re-measures, import adds PyTorch times");

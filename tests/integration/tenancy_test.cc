@@ -110,6 +110,9 @@ TEST_F(Tenancy, StatsCountOnlyTheCallersJobsOrThePublicOnes) {
   CliResult cli = cluster_->Cli({"--api-key", bob_key_, "stats"});
   EXPECT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_EQ(cli.json.value("jobs", std::string()), "1") << cli.out;
+  CliResult board = cluster_->Cli({"--api-key", alice_key_, "stats", "--public"});
+  EXPECT_EQ(board.exit_code, 0) << board.err;
+  EXPECT_EQ(board.json.value("jobs", std::string()), "1") << board.out;
 }
 
 }  // namespace
