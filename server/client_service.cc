@@ -172,6 +172,10 @@ grpc::Status ClientService::ListJobs(grpc::ServerContext* context, const v1::Lis
   ApiKey caller;
   if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   if (absl::Status s = CheckTags(request->tags(), SubmitLimits{}, "tags"); !s.ok()) return ToGrpc(s);
+  if (!v1::JobState_IsValid(request->state())) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("state: unknown value ", request->state(), "; QUEUED, RUNNING, DONE or unset"));
+  }
   if (request->page_size() < 0) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "page_size: negative; 0 means the default (50)");
   }

@@ -179,6 +179,12 @@ TEST_F(ClientApi, ListJobsFiltersAndPagesNewestFirst) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(status.error_message().find("page_token"), std::string::npos);
 
+  v1::ListJobsRequest bad_state;
+  bad_state.set_state(static_cast<v1::JobState>(7));
+  status = api_->ListJobs(bad_state, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "state: unknown value 7; QUEUED, RUNNING, DONE or unset");
+
   CliResult cli = cluster_->Cli({"jobs", "--tag", "run=y"});
   EXPECT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_EQ(std::count(cli.out.begin(), cli.out.end(), '\n'), 2) << cli.out;
