@@ -424,12 +424,12 @@ absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(
   std::lock_guard lock(shared_->mutex);
   // public_only: every tenant's public jobs; else the viewer's own (admin: all).
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
-      "SELECT tags_json, result_json FROM jobs WHERE state = 3 AND compile_only = 0 "
+      "SELECT tags_json, result_json FROM jobs WHERE state = 3 AND compile_only = 0 AND verdict != ?5 "
       "AND substr(problem, 1, length(?3)) = ?3 AND (CASE WHEN ?4 = 1 THEN public = 1 ELSE ",
       kVisible, " END) ORDER BY id"));
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, scope.viewer.admin ? 1 : 0).Bind(2, scope.viewer.key_id).Bind(3, problem_prefix);
-  stmt->Bind(4, scope.public_only ? 1 : 0);
+  stmt->Bind(4, scope.public_only ? 1 : 0).Bind(5, v1::CANCELLED);  // never judged: not counted
   std::vector<v1::JobResult> out;
   while (true) {
     absl::StatusOr<bool> row = stmt->Step();

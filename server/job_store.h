@@ -108,7 +108,7 @@ class JobStore {
   // attempts are used up. false when the worker did not hold it.
   absl::StatusOr<bool> Release(int64_t id, const std::string& worker_id, const std::string& reason);
 
-  // Results of finished, fully judged (not compile-only) jobs whose tags contain every entry of
+  // Results of finished, fully judged (not compile-only, not cancelled) jobs whose tags contain every entry of
   // `tags` and whose problem starts with `problem_prefix`, oldest first.
   // `scope` limits them to the viewer's jobs (admin: all) or to public jobs.
   absl::StatusOr<std::vector<v1::JobResult>> FinishedResults(const std::map<std::string, std::string>& tags,

@@ -110,6 +110,8 @@ TEST_F(JobStoreClientTest, CancelEndsQueuedAndRunningJobsAndTheLeaseWithThem) {
   JobFilter done;
   done.state = v1::DONE;
   EXPECT_EQ(store_->List(alice, done)->size(), 2U);
+  EXPECT_TRUE(store_->FinishedResults({}, "", StatsScope{alice, false})->empty())
+      << "cancelled jobs were never judged: stats do not count them";
 }
 
 TEST_F(JobStoreClientTest, ListFiltersByTagAndPagesNewestFirst) {
