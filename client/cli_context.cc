@@ -40,13 +40,14 @@ int CliContext::Fail(const grpc::Status& status, const std::string& doing) const
     case grpc::StatusCode::UNAUTHENTICATED:
     case grpc::StatusCode::PERMISSION_DENIED:
       std::cerr << "kjudge: " << status.error_message() << "\n";
-      return kUsage;
+      return kDenied;
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      std::cerr << "kjudge: " << status.error_message() << "\n";
-      return kServer;
+      std::cerr << "kjudge: refused for now: " << status.error_message() << "\n";
+      return kRefused;
     case grpc::StatusCode::NOT_FOUND:
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::ALREADY_EXISTS:
       std::cerr << "kjudge: " << status.error_message() << "\n";
       return kUsage;
     default:

@@ -7,6 +7,8 @@
 //   2  bad usage or input (unreadable file, unknown problem, bad job id)
 //   3  the server could not be reached or failed
 //   4  the job is not finished yet (e.g. --wait interrupted or timed out)
+//   5  refused for now: rate limit, active-job cap or stream cap (RESOURCE_EXHAUSTED); retry later
+//   6  not allowed: missing, unknown or revoked API key, or a key of the wrong role
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -19,7 +21,7 @@
 
 namespace kjudge::client {
 
-enum ExitCode { kOk = 0, kVerdictNotCorrect = 1, kUsage = 2, kServer = 3, kUnfinished = 4 };
+enum ExitCode { kOk = 0, kVerdictNotCorrect = 1, kUsage = 2, kServer = 3, kUnfinished = 4, kRefused = 5, kDenied = 6 };
 
 struct CliContext {
   std::string server;

@@ -28,8 +28,24 @@ struct SubmitArgs {
   bool compile_only = false;
   std::vector<std::string> tags;  // key=value
   double timeout_s = 0;           // with --wait; 0 = no limit
+  std::string idempotency_key;    // a retry with the same key returns the same job
+  bool is_public = false;         // leaderboards may show it
 };
 int Submit(CliContext& cli, const SubmitArgs& args);
+
+struct JobsArgs {
+  std::vector<std::string> tags;  // key=value filters
+  std::string state;              // queued, running, done; "" = any
+  std::string problem;
+  int limit = 50;                 // jobs per page
+  std::string page_token;
+  bool all = false;               // follow next_page_token to the end
+};
+// Lists the caller's jobs (admins: all), newest first. --json prints one Job per line.
+int ListJobs(CliContext& cli, const JobsArgs& args);
+
+// Cancels a queued or running job of the caller.
+int CancelJob(CliContext& cli, const std::string& id);
 
 struct JobArgs {
   std::string id;
@@ -42,6 +58,7 @@ struct StatsArgs {
   std::vector<std::string> tags;  // key=value filters
   std::string baseline = "reference";
   std::string problem_prefix;
+  bool public_only = false;  // every tenant's public jobs (a leaderboard) instead of your own
 };
 int ShowStats(CliContext& cli, const StatsArgs& args);
 

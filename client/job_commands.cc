@@ -1,12 +1,14 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <sstream>
 
 #include "client/commands.h"
 #include "client/job_view.h"
 #include "proto/proto_json.h"
+#include "proto/request_checks.h"
 
 namespace kjudge::client {
 namespace {
@@ -75,6 +77,14 @@ int Submit(CliContext& cli, const SubmitArgs& args) {
   request.set_compile_only(args.compile_only);
   request.set_filename(args.file.substr(args.file.find_last_of('/') + 1));
   if (!ParseTags(args.tags, request.mutable_tags())) return kUsage;
+  request.set_idempotency_key(args.idempotency_key);
+  request.set_public_(args.is_public);
+  // The server applies the same checks; checking here names the file and never sends bytes
+  // that protobuf would refuse with a raw parse error (invalid UTF-8).
+  if (absl::Status valid = CheckSubmitRequest(request, SubmitLimits{}); !valid.ok()) {
+    std::cerr << "kjudge: " << args.file << ": " << valid.message() << "\n";
+    return kUsage;
+  }
   grpc::ClientContext context;
   cli.Prepare(&context, 30);
   v1::SubmitResponse response;
@@ -111,6 +121,77 @@ int ShowJob(CliContext& cli, const JobArgs& args) {
     std::cout << ProgressLine(job) << "\n";
   }
   return kUnfinished;
+}
+
+}  // namespace kjudge::client
+
+namespace kjudge::client {
+namespace {
+
+bool ParseState(const std::string& name, v1::JobState* state) {
+  if (name.empty()) return true;
+  const std::map<std::string, v1::JobState> states = {
+      {"queued", v1::QUEUED}, {"running", v1::RUNNING}, {"done", v1::DONE}};
+  auto it = states.find(name);
+  if (it == states.end()) return false;
+  *state = it->second;
+  return true;
+}
+
+void PrintJobLine(const CliContext& cli, const v1::Job& job) {
+  if (cli.json) {
+    std::cout << ToJson(job) << "\n";
+    return;
+  }
+  const std::string verdict = job.state() == v1::DONE ? v1::Verdict_Name(job.result().verdict())
+                                                      : v1::JobState_Name(job.state());
+  std::cout << job.id() << "\t" << verdict << "\t" << job.problem() << "\n";
+}
+
+}  // namespace
+
+int ListJobs(CliContext& cli, const JobsArgs& args) {
+  v1::ListJobsRequest request;
+  v1::JobState state = v1::JOB_STATE_UNSPECIFIED;
+  if (!ParseState(args.state, &state)) {
+    std::cerr << "kjudge: --state wants queued, running or done, got '" << args.state << "'\n";
+    return kUsage;
+  }
+  request.set_state(state);
+  request.set_problem(args.problem);
+  request.set_page_size(args.limit);
+  request.set_page_token(args.page_token);
+  if (!ParseTags(args.tags, request.mutable_tags())) return kUsage;
+  while (true) {
+    grpc::ClientContext context;
+    cli.Prepare(&context, 30);
+    v1::ListJobsResponse response;
+    grpc::Status status = cli.stub->ListJobs(&context, request, &response);
+    if (!status.ok()) return cli.Fail(status, "listing jobs");
+    for (const v1::Job& job : response.jobs()) PrintJobLine(cli, job);
+    if (response.next_page_token().empty()) return kOk;
+    if (!args.all) {
+      std::cerr << "more: kjudge jobs --page-token " << response.next_page_token() << " (or --all)\n";
+      return kOk;
+    }
+    request.set_page_token(response.next_page_token());
+  }
+}
+
+int CancelJob(CliContext& cli, const std::string& id) {
+  grpc::ClientContext context;
+  cli.Prepare(&context, 30);
+  v1::CancelJobRequest request;
+  request.set_job_id(id);
+  v1::Job job;
+  grpc::Status status = cli.stub->CancelJob(&context, request, &job);
+  if (!status.ok()) return cli.Fail(status, "cancelling job " + id);
+  if (cli.json) {
+    std::cout << ToJson(job) << "\n";
+  } else {
+    std::cerr << "job " << id << " cancelled\n";
+  }
+  return kOk;
 }
 
 }  // namespace kjudge::client

@@ -17,8 +17,11 @@ int main(int argc, char** argv) {
                "  kjudge problem level1/19_ReLU --starter > relu.cu  get a starter file\n"
                "  kjudge submit relu.cu --problem level1/19_ReLU --wait\n\n"
                "A submission is CUDA device code plus a launch plan in a /* kjudge-plan ... */\n"
-               "block (or --plan FILE). Exit codes: 0 correct (or compiled), 1 other verdict,\n"
-               "2 bad usage or input, 3 server unreachable or failed, 4 job not finished."};
+               "block (or --plan FILE).\n\n"
+               "Exit codes: 0 correct (or compiled), 1 other verdict, 2 bad usage or input,\n"
+               "3 server unreachable or failed, 4 job not finished, 5 refused for now (rate limit,\n"
+               "job or stream cap: retry later), 6 not allowed (API key missing, unknown, revoked\n"
+               "or of the wrong role)."};
   app.require_subcommand(1);
   app.add_option("--server", cli.server, "kjudge-server address (env KJUDGE_SERVER)")->capture_default_str();
   app.add_option("--api-key", cli.api_key, "API key (env KJUDGE_API_KEY)");
@@ -43,6 +46,9 @@ int main(int argc, char** argv) {
   submit->add_flag("--compile-only", submit_args.compile_only, "only compile (no GPU needed)");
   submit->add_option("--tag", submit_args.tags, "key=value label for metrics (repeatable)");
   submit->add_option("--timeout", submit_args.timeout_s, "with --wait: give up waiting after this many seconds");
+  submit->add_option("--idempotency-key", submit_args.idempotency_key,
+                     "a retry with the same key returns the same job instead of a second one");
+  submit->add_flag("--public", submit_args.is_public, "let leaderboards show this job");
 
   JobArgs job_args;
   auto* job = app.add_subcommand("job", "show a job (its verdict once done)");
@@ -50,11 +56,27 @@ int main(int argc, char** argv) {
   job->add_flag("--wait,-w", job_args.wait, "follow the job until it is done");
   job->add_option("--timeout", job_args.timeout_s, "with --wait: give up after this many seconds");
 
+  JobsArgs jobs_args;
+  auto* jobs = app.add_subcommand("jobs", "list your jobs (admins: all), newest first");
+  jobs->add_option("--tag", jobs_args.tags, "only jobs with this key=value tag (repeatable)");
+  jobs->add_option("--state", jobs_args.state, "queued, running or done")
+      ->check(CLI::IsMember({"queued", "running", "done"}));
+  jobs->add_option("--problem", jobs_args.problem, "only jobs of this problem");
+  jobs->add_option("--limit", jobs_args.limit, "jobs per page (at most 500)")->capture_default_str();
+  jobs->add_option("--page-token", jobs_args.page_token, "continue after a previous page");
+  jobs->add_flag("--all", jobs_args.all, "every page, not just the first");
+
+  std::string cancel_id;
+  auto* cancel = app.add_subcommand("cancel", "cancel a queued or running job");
+  cancel->add_option("id", cancel_id, "job id")->required();
+
   StatsArgs stats_args;
   auto* stats = app.add_subcommand("stats", "compile rate, correctness, fast_p and geomean speedup (KernelBench's definitions)");
   stats->add_option("--tag", stats_args.tags, "only jobs with this key=value tag (repeatable)");
   stats->add_option("--baseline", stats_args.baseline, "speedups against this baseline")->capture_default_str();
   stats->add_option("--problems", stats_args.problem_prefix, "only problems starting with this, e.g. level1/");
+  stats->add_flag("--public", stats_args.public_only,
+                  "every tenant's jobs submitted with --public (a leaderboard); default: your own jobs");
 
   BaselinesArgs baselines_args;
   auto* baselines = app.add_subcommand("baselines", "list cached baseline timings; --refresh re-measures, import adds PyTorch times");
@@ -75,6 +97,8 @@ int main(int argc, char** argv) {
   if (*problem) return ShowProblem(cli, problem_args);
   if (*submit) return Submit(cli, submit_args);
   if (*job) return ShowJob(cli, job_args);
+  if (*jobs) return ListJobs(cli, jobs_args);
+  if (*cancel) return CancelJob(cli, cancel_id);
   if (*stats) return ShowStats(cli, stats_args);
   if (*baselines) return Baselines(cli, baselines_args);
   return kUsage;

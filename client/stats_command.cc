@@ -11,6 +11,7 @@ int ShowStats(CliContext& cli, const StatsArgs& args) {
   if (!ParseTags(args.tags, request.mutable_tags())) return kUsage;
   request.set_baseline(args.baseline);
   request.set_problem_prefix(args.problem_prefix);
+  request.set_public_only(args.public_only);
   grpc::ClientContext context;
   cli.Prepare(&context, 30);
   v1::Stats stats;

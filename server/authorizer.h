@@ -16,7 +16,8 @@ class Authorizer {
  public:
   Authorizer(ApiKeys* keys, bool required) : keys_(keys), required_(required) {}
 
-  grpc::Status Check(const grpc::ServerContext& context, Role need, ApiKey* caller) const;
+  // Works for sync (ServerContext) and callback (CallbackServerContext) calls alike.
+  grpc::Status Check(const grpc::ServerContextBase& context, Role need, ApiKey* caller) const;
   bool required() const { return required_; }
 
  private:

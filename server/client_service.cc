@@ -1,37 +1,51 @@
 #include "server/client_service.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
+#include "server/job_streams.h"
 #include "server/kernel_metrics.h"
 #include "common/log.h"
 
 namespace kjudge::server {
 namespace {
 
-constexpr std::chrono::milliseconds kPollInterval(500);
+constexpr int kMaxBatch = 100;
+constexpr int kMaxWatchedJobs = 1000;
+constexpr int kDefaultPageSize = 50;
+constexpr int kMaxPageSize = 500;
+constexpr char kPageTokenPrefix[] = "before:";
 
 grpc::Status ParseJobId(const std::string& text, int64_t* id) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, *id);
   if (text.empty() || ec != std::errc() || ptr != end || *id <= 0) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("'", text, "' is not a job id (job ids are positive integers)"));
+                        absl::StrCat("job_id: '", text.substr(0, 32), "' is not a job id (job ids are positive integers)"));
   }
   return grpc::Status::OK;
 }
 
-// What a watcher has seen of a job: it is sent again only when this changes.
-std::string Fingerprint(const v1::Job& job) {
-  return absl::StrCat(job.state(), "/", job.stage(), "/", job.progress_done(), "/",
-                      job.progress_total(), "/", job.queue_position(), "/", job.attempts());
+Viewer ViewerOf(const ApiKey& caller) { return Viewer{caller.id, caller.role == Role::kAdmin}; }
+
+// Parses ListJobs' opaque page token ("" or one this server handed out).
+grpc::Status ParsePageToken(const std::string& token, int64_t* before_id) {
+  *before_id = 0;
+  if (token.empty()) return grpc::Status::OK;
+  if (token.rfind(kPageTokenPrefix, 0) == 0 &&
+      ParseJobId(token.substr(sizeof(kPageTokenPrefix) - 1), before_id).ok()) {
+    return grpc::Status::OK;
+  }
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                      "page_token: not a token this server handed out; pass next_page_token from the last response");
 }
 
 }  // namespace
 
-grpc::Status ClientService::Authorize(grpc::ServerContext* context, ApiKey* caller) {
-  grpc::Status status = state_->auth->Check(*context, Role::kSubmitter, caller);
+grpc::Status ClientService::Authorize(const grpc::ServerContextBase& context, ApiKey* caller) {
+  grpc::Status status = state_->auth->Check(context, Role::kSubmitter, caller);
   if (!status.ok()) state_->metrics->RpcRejected("auth");
   return status;
 }
@@ -39,7 +53,7 @@ grpc::Status ClientService::Authorize(grpc::ServerContext* context, ApiKey* call
 grpc::Status ClientService::ListProblems(grpc::ServerContext* context, const v1::ListProblemsRequest*,
                                          v1::ListProblemsResponse* response) {
   ApiKey caller;
-  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   for (v1::ProblemSummary& summary : state_->catalog->List()) {
     *response->add_problems() = std::move(summary);
   }
@@ -49,7 +63,7 @@ grpc::Status ClientService::ListProblems(grpc::ServerContext* context, const v1:
 grpc::Status ClientService::GetProblem(grpc::ServerContext* context, const v1::GetProblemRequest* request,
                                        v1::Problem* response) {
   ApiKey caller;
-  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   const CatalogEntry* entry = state_->catalog->Find(request->name());
   if (entry == nullptr) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
@@ -59,10 +73,8 @@ grpc::Status ClientService::GetProblem(grpc::ServerContext* context, const v1::G
   return grpc::Status::OK;
 }
 
-grpc::Status ClientService::SubmitJob(grpc::ServerContext* context, const v1::SubmitRequest& request,
-                                      int64_t* id) {
-  ApiKey caller;
-  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+grpc::Status ClientService::SubmitJob(grpc::ServerContextBase* context, const ApiKey& caller,
+                                      const v1::SubmitRequest& request, int64_t* id) {
   if (const int64_t wait_ms = state_->submit_rate->Admit(caller.id); wait_ms > 0) {
     state_->metrics->RpcRejected("rate_limit");
     context->AddTrailingMetadata("retry-after-ms", std::to_string(wait_ms));
@@ -70,21 +82,17 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContext* context, const v1::Su
                         absl::StrCat("rate limit: at most ", state_->submit_rate->rate(),
                                      " submissions per second per key; retry in ", wait_ms, " ms"));
   }
-  if (state_->max_active_jobs_per_key > 0) {
-    absl::StatusOr<int64_t> active = state_->jobs->CountActiveForKey(caller.id);
-    if (!active.ok()) return ToGrpc(active.status());
-    if (*active >= state_->max_active_jobs_per_key) {
-      state_->metrics->RpcRejected("queue_cap");
-      context->AddTrailingMetadata("retry-after-ms", "5000");
-      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                          absl::StrCat("this key has ", *active, " jobs queued or running (the cap is ",
-                                       state_->max_active_jobs_per_key, "); retry when some have finished"));
-    }
-  }
   absl::StatusOr<NewJob> job = PrepareJob(request, *state_->catalog, state_->limits);
   if (!job.ok()) return ToGrpc(job.status());
   job->api_key_id = caller.id;
+  job->active_cap = state_->max_active_jobs_per_key;
   absl::StatusOr<int64_t> stored = state_->jobs->Enqueue(*job);
+  if (absl::IsResourceExhausted(stored.status())) {
+    state_->metrics->RpcRejected("queue_cap");
+    context->AddTrailingMetadata("retry-after-ms", "5000");
+    return ToGrpc(stored.status());
+  }
+  if (absl::IsAlreadyExists(stored.status())) return ToGrpc(stored.status());
   if (!stored.ok()) {
     spdlog::error("enqueue failed: {}", stored.status().ToString());
     return grpc::Status(grpc::StatusCode::UNAVAILABLE,
@@ -96,16 +104,18 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContext* context, const v1::Su
   } else {
     state_->metrics->JobSubmitted();
   }
+  // The filename is free of control characters (request_checks), so this stays one log line.
   spdlog::info("job {} submitted: problem={} file={} compile_only={}{}", *id, job->problem,
                job->filename, job->compile_only, job->immediate_result ? " (rejected at intake)" : "");
   state_->events->Notify();
   return grpc::Status::OK;
 }
 
-grpc::Status ClientService::LoadJob(int64_t id, v1::Job* job) {
-  absl::StatusOr<std::optional<v1::Job>> found = state_->jobs->Get(id);
+grpc::Status ClientService::LoadJob(int64_t id, const Viewer& viewer, v1::Job* job) {
+  absl::StatusOr<std::optional<v1::Job>> found = state_->jobs->GetFor(id, viewer);
   if (!found.ok()) return ToGrpc(found.status());
   if (!found->has_value()) {
+    // The same answer for "never existed" and "another tenant's": ids reveal nothing.
     return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));
   }
   *job = std::move(**found);
@@ -114,71 +124,157 @@ grpc::Status ClientService::LoadJob(int64_t id, v1::Job* job) {
 
 grpc::Status ClientService::Submit(grpc::ServerContext* context, const v1::SubmitRequest* request,
                                    v1::SubmitResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   int64_t id = 0;
-  if (grpc::Status status = SubmitJob(context, *request, &id); !status.ok()) return status;
+  if (grpc::Status status = SubmitJob(context, caller, *request, &id); !status.ok()) return status;
   response->set_job_id(std::to_string(id));
-  return LoadJob(id, response->mutable_job());
+  return LoadJob(id, ViewerOf(caller), response->mutable_job());
+}
+
+grpc::Status ClientService::SubmitBatch(grpc::ServerContext* context, const v1::SubmitBatchRequest* request,
+                                        v1::SubmitBatchResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
+  if (request->requests_size() > kMaxBatch) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("requests: ", request->requests_size(), " items; the limit is ", kMaxBatch,
+                                     " per batch"));
+  }
+  response->mutable_items()->Reserve(request->requests_size());
+  for (const v1::SubmitRequest& item : request->requests()) {
+    v1::SubmitBatchItem* out = response->add_items();
+    int64_t id = 0;
+    grpc::Status status = SubmitJob(context, caller, item, &id);
+    if (status.ok()) status = LoadJob(id, ViewerOf(caller), out->mutable_job());
+    if (!status.ok()) {
+      out->clear_job();
+      out->set_error_code(status.error_code());
+      out->set_error(status.error_message());
+      continue;
+    }
+    out->set_job_id(std::to_string(id));
+  }
+  return grpc::Status::OK;
 }
 
 grpc::Status ClientService::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                                    v1::Job* response) {
   ApiKey caller;
-  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   int64_t id = 0;
   if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
-  return LoadJob(id, response);
+  return LoadJob(id, ViewerOf(caller), response);
 }
 
-grpc::Status ClientService::WatchJob(grpc::ServerContext* context, const v1::WatchJobRequest* request,
-                                     grpc::ServerWriter<v1::Job>* writer) {
+grpc::Status ClientService::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
+                                     v1::ListJobsResponse* response) {
   ApiKey caller;
-  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
-  int64_t id = 0;
-  if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
-  std::string last;
-  uint64_t seen = state_->events->version();
-  while (!context->IsCancelled()) {
-    v1::Job job;
-    if (grpc::Status status = LoadJob(id, &job); !status.ok()) return status;
-    const std::string now = Fingerprint(job);
-    if (now != last) {
-      if (!writer->Write(job)) return grpc::Status::CANCELLED;
-      last = now;
-    }
-    if (job.state() == v1::DONE) return grpc::Status::OK;
-    if (state_->events->shutting_down()) {
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down; watch again");
-    }
-    seen = state_->events->WaitForChange(seen, kPollInterval);
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
+  if (absl::Status s = CheckTags(request->tags(), SubmitLimits{}, "tags"); !s.ok()) return ToGrpc(s);
+  if (!v1::JobState_IsValid(request->state())) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("state: unknown value ", request->state(), "; QUEUED, RUNNING, DONE or unset"));
   }
-  return grpc::Status::CANCELLED;
+  if (request->page_size() < 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "page_size: negative; 0 means the default (50)");
+  }
+  JobFilter filter;
+  filter.tags.insert(request->tags().begin(), request->tags().end());
+  filter.state = request->state();
+  filter.problem = request->problem();
+  if (grpc::Status status = ParsePageToken(request->page_token(), &filter.before_id); !status.ok()) return status;
+  const int page = request->page_size() == 0 ? kDefaultPageSize : std::min(request->page_size(), kMaxPageSize);
+  filter.limit = page + 1;  // one more tells whether another page follows
+  absl::StatusOr<std::vector<v1::Job>> jobs = state_->jobs->List(ViewerOf(caller), filter);
+  if (!jobs.ok()) return ToGrpc(jobs.status());
+  const bool more = static_cast<int>(jobs->size()) > page;
+  if (more) jobs->pop_back();
+  for (v1::Job& job : *jobs) *response->add_jobs() = std::move(job);
+  if (more) response->set_next_page_token(absl::StrCat(kPageTokenPrefix, response->jobs().rbegin()->id()));
+  return grpc::Status::OK;
 }
 
-grpc::Status ClientService::Evaluate(grpc::ServerContext* context, const v1::SubmitRequest* request,
-                                     v1::Job* response) {
+grpc::Status ClientService::CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
+                                      v1::Job* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   int64_t id = 0;
-  if (grpc::Status status = SubmitJob(context, *request, &id); !status.ok()) return status;
-  uint64_t seen = state_->events->version();
-  while (!context->IsCancelled()) {
-    if (grpc::Status status = LoadJob(id, response); !status.ok()) return status;
-    if (response->state() == v1::DONE) return grpc::Status::OK;
-    if (state_->events->shutting_down()) {
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                          absl::StrCat("the server is shutting down; job ", id, " stays queued: GetJob it later"));
-    }
-    seen = state_->events->WaitForChange(seen, kPollInterval);
+  if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
+  absl::StatusOr<v1::Job> cancelled = state_->jobs->Cancel(id, ViewerOf(caller));
+  if (!cancelled.ok()) return ToGrpc(cancelled.status());
+  state_->metrics->JobFinished(v1::CANCELLED, 0.0);
+  spdlog::info("job {} cancelled by {}", id, caller.id.empty() ? "anonymous" : caller.id);
+  state_->events->Notify();
+  *response = std::move(*cancelled);
+  return grpc::Status::OK;
+}
+
+grpc::ServerWriteReactor<v1::Job>* ClientService::OpenStream(
+    grpc::CallbackServerContext* context, const google::protobuf::RepeatedPtrField<std::string>& ids) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return JobStream::Refuse(status);
+  if (ids.empty() || ids.size() > kMaxWatchedJobs) {
+    return JobStream::Refuse(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                          absl::StrCat("job_ids: ", ids.size(), " ids; watch 1 to ",
+                                                       kMaxWatchedJobs, " jobs per stream")));
   }
-  return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                      absl::StrCat("job ", id, " is not finished yet; it stays queued: GetJob ", id, " later"));
+  std::vector<int64_t> parsed;
+  parsed.reserve(static_cast<size_t>(ids.size()));
+  for (const std::string& text : ids) {
+    int64_t id = 0;
+    if (grpc::Status status = ParseJobId(text, &id); !status.ok()) return JobStream::Refuse(status);
+    if (std::find(parsed.begin(), parsed.end(), id) == parsed.end()) parsed.push_back(id);
+  }
+  return JobStream::Open(state_, &hub_, caller.id, ViewerOf(caller), std::move(parsed));
+}
+
+grpc::ServerWriteReactor<v1::Job>* ClientService::WatchJob(grpc::CallbackServerContext* context,
+                                                           const v1::WatchJobRequest* request) {
+  google::protobuf::RepeatedPtrField<std::string> ids;
+  ids.Add()->assign(request->job_id());
+  return OpenStream(context, ids);
+}
+
+grpc::ServerWriteReactor<v1::Job>* ClientService::WatchJobs(grpc::CallbackServerContext* context,
+                                                            const v1::WatchJobsRequest* request) {
+  return OpenStream(context, request->job_ids());
+}
+
+grpc::ServerUnaryReactor* ClientService::Evaluate(grpc::CallbackServerContext* context,
+                                                  const v1::SubmitRequest* request, v1::Job* response) {
+  ApiKey caller;
+  grpc::Status status = Authorize(*context, &caller);
+  std::shared_ptr<EvaluateCall> call = EvaluateCall::Create(state_, &hub_, ViewerOf(caller), response);
+  if (!status.ok()) {
+    call->Fail(status);
+    return call.get();
+  }
+  // The stream slot is taken before the job exists, so a refusal queues nothing.
+  if (absl::Status added = hub_.Add(caller.id, call); !added.ok()) {
+    state_->metrics->RpcRejected("stream_cap");
+    call->Fail(ToGrpc(added));
+    return call.get();
+  }
+  int64_t id = 0;
+  if (status = SubmitJob(context, caller, *request, &id); !status.ok()) {
+    call->Fail(status);
+    return call.get();
+  }
+  // The id goes out now, before any wait: a client whose deadline passes still has it.
+  context->AddInitialMetadata("kjudge-job-id", std::to_string(id));
+  call->StartSendInitialMetadata();
+  call->Track(id);
+  return call.get();
 }
 
 grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
                                      v1::Stats* response) {
   ApiKey caller;
-  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   const std::map<std::string, std::string> tags(request->tags().begin(), request->tags().end());
-  absl::StatusOr<std::vector<v1::JobResult>> results =
-      state_->jobs->FinishedResults(tags, request->problem_prefix());
+  absl::StatusOr<std::vector<v1::JobResult>> results = state_->jobs->FinishedResults(
+      tags, request->problem_prefix(), StatsScope{ViewerOf(caller), request->public_only()});
   if (!results.ok()) return ToGrpc(results.status());
   *response = ComputeStats(*results, request->baseline().empty() ? "reference" : request->baseline());
   return grpc::Status::OK;
@@ -187,7 +283,7 @@ grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::Get
 grpc::Status ClientService::ListBaselines(grpc::ServerContext* context, const v1::ListBaselinesRequest* request,
                                           v1::ListBaselinesResponse* response) {
   ApiKey caller;
-  if (grpc::Status status = Authorize(context, &caller); !status.ok()) return status;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   absl::StatusOr<std::vector<v1::BaselineTiming>> baselines = state_->baselines->List(request->problem_prefix());
   if (!baselines.ok()) return ToGrpc(baselines.status());
   for (v1::BaselineTiming& baseline : *baselines) *response->add_baselines() = std::move(baseline);
@@ -213,7 +309,7 @@ grpc::Status ClientService::RefreshBaselines(grpc::ServerContext* context,
     submit.set_filename(entry->files.spec.example_file);
     (*submit.mutable_tags())["kind"] = "baseline-refresh";
     int64_t id = 0;
-    if (grpc::Status status = SubmitJob(context, submit, &id); !status.ok()) return status;
+    if (grpc::Status status = SubmitJob(context, caller, submit, &id); !status.ok()) return status;
     response->add_job_ids(std::to_string(id));
   }
   return grpc::Status::OK;

@@ -1,18 +1,34 @@
 // ClientService: the API people and agents call (kjudge.v1.ClientService).
 //
-// Contract: Submit returns once the job is durable (or judged REJECTED at once); WatchJob
-// streams a Job message whenever its state, stage, progress or queue position changes and
-// ends after DONE; Evaluate is Submit + wait, bounded by the caller's deadline.
+// Contract:
+//  * Submit returns once the job is durable (or judged REJECTED at once); with an
+//    idempotency_key a retry returns the first job. SubmitBatch does the same per item.
+//  * Tenancy: a submitter sees only its own jobs and stats; another tenant's job answers
+//    NOT_FOUND exactly like a job that does not exist. Admins (and everyone with auth off)
+//    see all; only admins see worker ids.
+//  * WatchJob / WatchJobs stream a Job whenever a watched job's state, stage, progress or
+//    queue position changes and end when all are DONE; Evaluate sends the job id as initial
+//    metadata "kjudge-job-id" at once, then the finished job. These three run on gRPC's
+//    callback API: an open stream holds no thread; one WatchHub thread wakes them on
+//    JobEvents. Open streams are capped per key and in total (RESOURCE_EXHAUSTED).
+//  * Bad input follows the rule in kjudge.proto (INVALID_ARGUMENT naming field and position).
 #pragma once
+
+#include <memory>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
 #include "server/server_state.h"
+#include "server/watch_hub.h"
 
 namespace kjudge::server {
 
-class ClientService final : public v1::ClientService::Service {
+using ClientServiceBase = v1::ClientService::WithCallbackMethod_WatchJob<
+    v1::ClientService::WithCallbackMethod_WatchJobs<v1::ClientService::WithCallbackMethod_Evaluate<
+        v1::ClientService::Service>>>;
+
+class ClientService final : public ClientServiceBase {
  public:
-  explicit ClientService(ServerState* state) : state_(state) {}
+  explicit ClientService(ServerState* state, StreamCaps caps = {}) : state_(state), hub_(state->events, state->jobs, caps) {}
 
   grpc::Status ListProblems(grpc::ServerContext* context, const v1::ListProblemsRequest* request,
                             v1::ListProblemsResponse* response) override;
@@ -20,12 +36,14 @@ class ClientService final : public v1::ClientService::Service {
                           v1::Problem* response) override;
   grpc::Status Submit(grpc::ServerContext* context, const v1::SubmitRequest* request,
                       v1::SubmitResponse* response) override;
+  grpc::Status SubmitBatch(grpc::ServerContext* context, const v1::SubmitBatchRequest* request,
+                           v1::SubmitBatchResponse* response) override;
   grpc::Status GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                       v1::Job* response) override;
-  grpc::Status WatchJob(grpc::ServerContext* context, const v1::WatchJobRequest* request,
-                        grpc::ServerWriter<v1::Job>* writer) override;
-  grpc::Status Evaluate(grpc::ServerContext* context, const v1::SubmitRequest* request,
-                        v1::Job* response) override;
+  grpc::Status ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
+                        v1::ListJobsResponse* response) override;
+  grpc::Status CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
+                         v1::Job* response) override;
   grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
                         v1::Stats* response) override;
   grpc::Status ListBaselines(grpc::ServerContext* context, const v1::ListBaselinesRequest* request,
@@ -35,12 +53,28 @@ class ClientService final : public v1::ClientService::Service {
   grpc::Status ImportBaselines(grpc::ServerContext* context, const v1::ImportBaselinesRequest* request,
                                v1::ImportBaselinesResponse* response) override;
 
+  // Callback API: each returns a reactor that lives until its call is done.
+  grpc::ServerWriteReactor<v1::Job>* WatchJob(grpc::CallbackServerContext* context,
+                                              const v1::WatchJobRequest* request) override;
+  grpc::ServerWriteReactor<v1::Job>* WatchJobs(grpc::CallbackServerContext* context,
+                                               const v1::WatchJobsRequest* request) override;
+  grpc::ServerUnaryReactor* Evaluate(grpc::CallbackServerContext* context, const v1::SubmitRequest* request,
+                                     v1::Job* response) override;
+
+  // Open job streams (WatchJob, WatchJobs, Evaluate), for tests and metrics.
+  size_t open_streams() const { return hub_.size(); }
+
  private:
-  grpc::Status Authorize(grpc::ServerContext* context, ApiKey* caller);
-  grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitRequest& request, int64_t* id);
-  grpc::Status LoadJob(int64_t id, v1::Job* job);
+  grpc::Status Authorize(const grpc::ServerContextBase& context, ApiKey* caller);
+  // Rate limit, intake checks, then one JobStore transaction (idempotency, cap, insert).
+  grpc::Status SubmitJob(grpc::ServerContextBase* context, const ApiKey& caller, const v1::SubmitRequest& request,
+                         int64_t* id);
+  grpc::Status LoadJob(int64_t id, const Viewer& viewer, v1::Job* job);
+  grpc::ServerWriteReactor<v1::Job>* OpenStream(grpc::CallbackServerContext* context,
+                                                const google::protobuf::RepeatedPtrField<std::string>& ids);
 
   ServerState* state_;
+  WatchHub hub_;
 };
 
 }  // namespace kjudge::server

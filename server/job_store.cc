@@ -15,7 +15,11 @@ namespace {
 
 constexpr char kJobColumns[] =
     "id, problem, state, stage, progress_done, progress_total, attempts, compile_only, "
-    "tags_json, worker_id, result_json, created_unix_ms, finished_unix_ms, started_unix_ms";
+    "tags_json, worker_id, result_json, created_unix_ms, finished_unix_ms, started_unix_ms, public, "
+    "idempotency_key";
+
+// The one visibility rule: ?1 = 1 for admins, else only jobs of key ?2.
+constexpr char kVisible[] = "(?1 = 1 OR api_key_id = ?2)";
 
 std::string TagsToJson(const std::map<std::string, std::string>& tags) {
   return nlohmann::json(tags).dump();
@@ -46,6 +50,8 @@ v1::Job JobFromRow(const Statement& row) {
   job.set_created_unix_ms(row.ColumnInt(11));
   job.set_finished_unix_ms(row.ColumnInt(12));
   job.set_started_unix_ms(row.ColumnInt(13));
+  job.set_public_(row.ColumnInt(14) != 0);
+  job.set_idempotency_key(row.ColumnText(15));
   return job;
 }
 
@@ -102,28 +108,66 @@ int64_t SystemNowMs() {
       .count();
 }
 
+absl::StatusOr<int64_t> JobStore::FindRetryLocked(const NewJob& job) {
+  if (job.idempotency_key.empty()) return 0;
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "SELECT id, request_sha256 FROM jobs WHERE api_key_id = ? AND idempotency_key = ?");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, job.api_key_id).Bind(2, job.idempotency_key);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return 0;
+  if (stmt->ColumnText(1) != job.request_sha256) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "idempotency_key '", job.idempotency_key, "' was already used by this key for job ", stmt->ColumnInt(0),
+        " with a different request; use a new idempotency key for a new submission"));
+  }
+  return stmt->ColumnInt(0);
+}
+
+absl::Status JobStore::CheckCapLocked(const NewJob& job) {
+  if (job.active_cap <= 0 || job.immediate_result.has_value()) return absl::OkStatus();
+  absl::StatusOr<Statement> stmt =
+      shared_->db->Prepare("SELECT COUNT(*) FROM jobs WHERE api_key_id = ? AND state IN (1, 2)");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, job.api_key_id);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  const int64_t active = stmt->ColumnInt(0);
+  if (active < job.active_cap) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat("this key has ", active, " jobs queued or running (the cap is ",
+                                                   job.active_cap, "); retry when some have finished"));
+}
+
 absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
   const int64_t now = shared_->now_ms();
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
+  absl::StatusOr<int64_t> retry = FindRetryLocked(job);
+  if (!retry.ok() || *retry != 0) return retry;
+  if (absl::Status s = CheckCapLocked(job); !s.ok()) return s;
 
-  const std::string sha = Sha256Hex(job.source);
+  // A rejected submission keeps no source and no plan: only a small record of the refusal.
+  const bool done = job.immediate_result.has_value();
+  // "" (not a null view): sqlite binds a null pointer as NULL, which body refuses.
+  const std::string_view body = done ? std::string_view("") : std::string_view(job.source);
+  const std::string sha = Sha256Hex(body);
   absl::StatusOr<Statement> source = db.Prepare(
       "INSERT INTO sources(sha256, body, created_unix_ms) VALUES(?, ?, ?) "
       "ON CONFLICT(sha256) DO NOTHING");
   if (!source.ok()) return source.status();
-  source->Bind(1, sha).Bind(2, job.source).Bind(3, now);
+  source->Bind(1, sha).Bind(2, body).Bind(3, now);
   if (absl::Status s = source->Run(); !s.ok()) return s;
 
-  const bool done = job.immediate_result.has_value();
   absl::StatusOr<Statement> insert = db.Prepare(
       "INSERT INTO jobs(problem, source_sha256, filename, launch_plan, plan_first_line, "
       "compile_only, tags_json, seed, state, stage, max_attempts, verdict, result_json, "
-      "created_unix_ms, finished_unix_ms, api_key_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "created_unix_ms, finished_unix_ms, api_key_id, public, idempotency_key, request_sha256) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!insert.ok()) return insert.status();
-  insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, job.launch_plan);
+  insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, done ? std::string_view("") : std::string_view(job.launch_plan));
   insert->Bind(5, job.plan_first_line).Bind(6, job.compile_only ? 1 : 0);
   insert->Bind(7, TagsToJson(job.tags)).Bind(8, static_cast<int64_t>(job.seed));
   insert->Bind(9, done ? v1::DONE : v1::QUEUED).Bind(10, done ? v1::STAGE_DONE : v1::STAGE_QUEUED);
@@ -134,7 +178,8 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   } else {
     insert->BindNull(12).BindNull(13).BindNull(15);
   }
-  insert->Bind(14, now).Bind(16, job.api_key_id);
+  insert->Bind(14, now).Bind(16, job.api_key_id).Bind(17, job.is_public ? 1 : 0);
+  insert->Bind(18, job.idempotency_key).Bind(19, job.request_sha256);
   if (absl::Status s = insert->Run(); !s.ok()) return s;
   const int64_t id = db.LastInsertRowId();
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
@@ -156,16 +201,7 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetLocked(int64_t id) {
   if (!row.ok()) return row.status();
   if (!*row) return std::optional<v1::Job>();
   v1::Job job = JobFromRow(*stmt);
-  if (job.state() == v1::QUEUED) {
-    absl::StatusOr<Statement> pos = db.Prepare(
-        "SELECT COUNT(*) FROM jobs WHERE state = 1 AND id <= ? AND "
-        "(compile_only = ? OR compile_only = 0)");
-    if (!pos.ok()) return pos.status();
-    pos->Bind(1, id).Bind(2, job.compile_only() ? 1 : 0);
-    absl::StatusOr<bool> prow = pos->Step();
-    if (!prow.ok()) return prow.status();
-    job.set_queue_position(pos->ColumnInt(0));
-  }
+  if (absl::Status s = AddQueuePositionLocked(&job); !s.ok()) return s;
   return std::optional<v1::Job>(std::move(job));
 }
 
@@ -221,6 +257,95 @@ absl::Status JobStore::TakeTurnLocked(const std::string& api_key_id) {
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, api_key_id);
   return stmt->Run();
+}
+
+absl::Status JobStore::AddQueuePositionLocked(v1::Job* job) {
+  if (job->state() != v1::QUEUED) return absl::OkStatus();
+  absl::StatusOr<Statement> pos = shared_->db->Prepare(
+      "SELECT COUNT(*) FROM jobs WHERE state = 1 AND id <= ? AND "
+      "(compile_only = ? OR compile_only = 0)");
+  if (!pos.ok()) return pos.status();
+  pos->Bind(1, std::stoll(job->id())).Bind(2, job->compile_only() ? 1 : 0);
+  absl::StatusOr<bool> prow = pos->Step();
+  if (!prow.ok()) return prow.status();
+  job->set_queue_position(pos->ColumnInt(0));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<v1::Job>> JobStore::GetFor(int64_t id, const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt =
+      shared_->db->Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible, " AND id = ?3"));
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<v1::Job>();
+  v1::Job job = JobFromRow(*stmt);
+  if (!viewer.admin) job.clear_worker();
+  if (absl::Status s = AddQueuePositionLocked(&job); !s.ok()) return s;
+  return std::optional<v1::Job>(std::move(job));
+}
+
+absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const JobFilter& filter) {
+  std::lock_guard lock(shared_->mutex);
+  std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible,
+                                 " AND (?3 = 0 OR state = ?3) AND (?4 = '' OR problem = ?4)"
+                                 " AND (?5 = 0 OR id < ?5)");
+  // Tag keys are restricted to [A-Za-z0-9_.:-] at intake and in ListJobs, so they are safe
+  // inside a quoted JSON path; values are bound.
+  int next = 7;
+  for (const auto& [key, value] : filter.tags) {
+    absl::StrAppend(&sql, " AND json_extract(tags_json, '$.\"", key, "\"') = ?", next++);
+  }
+  absl::StrAppend(&sql, " ORDER BY id DESC LIMIT ?6");
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, static_cast<int>(filter.state));
+  stmt->Bind(4, filter.problem).Bind(5, filter.before_id).Bind(6, filter.limit);
+  next = 7;
+  for (const auto& [key, value] : filter.tags) stmt->Bind(next++, value);
+  std::vector<v1::Job> jobs;
+  jobs.reserve(static_cast<size_t>(filter.limit));
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    jobs.push_back(JobFromRow(*stmt));
+    if (!viewer.admin) jobs.back().clear_worker();
+  }
+  for (v1::Job& job : jobs) {
+    if (absl::Status s = AddQueuePositionLocked(&job); !s.ok()) return s;
+  }
+  return jobs;
+}
+
+absl::StatusOr<v1::Job> JobStore::Cancel(int64_t id, const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> check =
+      db.Prepare(absl::StrCat("SELECT state FROM jobs WHERE ", kVisible, " AND id = ?3"));
+  if (!check.ok()) return check.status();
+  check->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  absl::StatusOr<bool> row = check->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return absl::NotFoundError(absl::StrCat("no job ", id));
+  if (check->ColumnInt(0) == v1::DONE) {
+    return absl::FailedPreconditionError(absl::StrCat("job ", id, " is already done; there is nothing to cancel"));
+  }
+  v1::JobResult result;
+  result.set_verdict(v1::CANCELLED);
+  result.set_message(absl::StrCat("cancelled by its owner (", viewer.key_id.empty() ? "anonymous" : viewer.key_id, ")"));
+  // state 3 (done): the worker holding it, if any, no longer matches "state = 2 AND worker_id"
+  // and so loses the lease on its next renew, progress report or completion.
+  if (absl::Status s = FinishLocked(id, result); !s.ok()) return s;
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  absl::StatusOr<std::optional<v1::Job>> job = GetLocked(id);
+  if (!job.ok()) return job.status();
+  if (!viewer.admin) (*job)->clear_worker();
+  return std::move(**job);
 }
 
 absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& worker_id,
@@ -473,13 +598,16 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
 }
 
 absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(
-    const std::map<std::string, std::string>& tags, const std::string& problem_prefix) {
+    const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
   std::lock_guard lock(shared_->mutex);
-  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
-      "SELECT tags_json, result_json FROM jobs WHERE state = 3 AND compile_only = 0 "
-      "AND substr(problem, 1, length(?1)) = ?1 ORDER BY id");
+  // public_only: every tenant's public jobs; else the viewer's own (admin: all).
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+      "SELECT tags_json, result_json FROM jobs WHERE state = 3 AND compile_only = 0 AND verdict != ?5 "
+      "AND substr(problem, 1, length(?3)) = ?3 AND (CASE WHEN ?4 = 1 THEN public = 1 ELSE ",
+      kVisible, " END) ORDER BY id"));
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, problem_prefix);
+  stmt->Bind(1, scope.viewer.admin ? 1 : 0).Bind(2, scope.viewer.key_id).Bind(3, problem_prefix);
+  stmt->Bind(4, scope.public_only ? 1 : 0).Bind(5, v1::CANCELLED);  // never judged: not counted
   std::vector<v1::JobResult> out;
   while (true) {
     absl::StatusOr<bool> row = stmt->Step();

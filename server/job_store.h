@@ -18,6 +18,11 @@
 //  * Complete is accepted once, for the current lease only, so no job gets two results.
 //  * Baselines a lease was asked to measure (RequestBaselines) live and die with the lease;
 //    Complete hands back the ones asked of the completing lease.
+//  * Tenancy: the client-side reads (GetFor, List, Cancel, FinishedResults) take a Viewer and
+//    see only that key's jobs (admins: all); a job the viewer may not see reads exactly like a
+//    job that does not exist, and only admins see worker ids.
+//  * Enqueue checks the idempotency key and the active-job cap in the same transaction as the
+//    insert, so concurrent submits can neither exceed the cap nor duplicate a retried job.
 #pragma once
 
 #include <cstdint>
@@ -47,8 +52,32 @@ struct NewJob {
   std::map<std::string, std::string> tags;
   uint64_t seed = 0;
   std::string api_key_id;  // who submitted it ("" with auth off)
-  // Set for requests judged at submission (REJECTED): stored as already done.
+  // Set for requests judged at submission (REJECTED): stored as already done, without its
+  // source or plan (a rejected submission leaves only a small record).
   std::optional<v1::JobResult> immediate_result;
+  bool is_public = false;
+  std::string idempotency_key;  // "" = none
+  std::string request_sha256;   // of the whole request: tells a retry from a reused key
+  int64_t active_cap = 0;       // refuse when api_key_id has this many queued + running; 0: no cap
+};
+
+// Who reads jobs: a submitter sees its own, an admin (and everyone with auth off) all.
+struct Viewer {
+  std::string key_id;
+  bool admin = false;
+};
+
+struct JobFilter {
+  std::map<std::string, std::string> tags;  // keys are already validated (tag charset)
+  v1::JobState state = v1::JOB_STATE_UNSPECIFIED;
+  std::string problem;
+  int64_t before_id = 0;  // paging: only jobs with id < before_id; 0: from the newest
+  int limit = 50;
+};
+
+struct StatsScope {
+  Viewer viewer;
+  bool public_only = false;  // every tenant's public jobs instead of the viewer's own
 };
 
 struct LeasedJob {
@@ -77,8 +106,20 @@ class JobStore {
  public:
   JobStore(SharedDatabase* shared, JobStoreOptions options) : shared_(shared), options_(options) {}
 
+  // The new job's id; with an idempotency key already used by this api key for the same
+  // request, the first job's id (ALREADY_EXISTS for a different request). RESOURCE_EXHAUSTED
+  // when active_cap is reached; nothing is stored then.
   absl::StatusOr<int64_t> Enqueue(const NewJob& job);
+  // Any job, for the server's own use (workers, logs): no tenancy check.
   absl::StatusOr<std::optional<v1::Job>> Get(int64_t id);
+  // The job as `viewer` may see it: nullopt when it does not exist or belongs to another
+  // tenant; worker id cleared unless admin.
+  absl::StatusOr<std::optional<v1::Job>> GetFor(int64_t id, const Viewer& viewer);
+  // Jobs visible to `viewer` matching `filter`, newest first; at most filter.limit.
+  absl::StatusOr<std::vector<v1::Job>> List(const Viewer& viewer, const JobFilter& filter);
+  // Ends a queued or running job as CANCELLED (a running job's worker then loses its lease).
+  // NOT_FOUND as GetFor; FAILED_PRECONDITION when it is already done.
+  absl::StatusOr<v1::Job> Cancel(int64_t id, const Viewer& viewer);
   // nullopt when nothing is queued for this worker, or when the key that registered the
   // worker is revoked (checked in the same transaction, so a long poll that began before the
   // revocation leases nothing after it).
@@ -98,10 +139,12 @@ class JobStore {
   // attempts are used up. false when the lease was not current.
   absl::StatusOr<bool> Release(const LeaseRef& lease, const std::string& reason);
 
-  // Results of finished, fully judged (not compile-only) jobs whose tags contain every entry of
+  // Results of finished, fully judged (not compile-only, not cancelled) jobs whose tags contain every entry of
   // `tags` and whose problem starts with `problem_prefix`, oldest first.
+  // `scope` limits them to the viewer's jobs (admin: all) or to public jobs.
   absl::StatusOr<std::vector<v1::JobResult>> FinishedResults(const std::map<std::string, std::string>& tags,
-                                                             const std::string& problem_prefix);
+                                                             const std::string& problem_prefix,
+                                                             const StatsScope& scope);
 
   // Queued + running jobs submitted with this key.
   absl::StatusOr<int64_t> CountActiveForKey(const std::string& api_key_id);
@@ -115,6 +158,10 @@ class JobStore {
 
  private:
   absl::StatusOr<std::optional<v1::Job>> GetLocked(int64_t id);
+  absl::Status AddQueuePositionLocked(v1::Job* job);
+  // For Enqueue: the job already stored under job.idempotency_key (0: none), or ALREADY_EXISTS.
+  absl::StatusOr<int64_t> FindRetryLocked(const NewJob& job);
+  absl::Status CheckCapLocked(const NewJob& job);
   absl::Status FinishLocked(int64_t id, const v1::JobResult& result);
   // Whether `lease` is the job's current, unexpired lease (inside the caller's lock).
   absl::StatusOr<bool> IsCurrentLocked(const LeaseRef& lease);

@@ -33,6 +33,11 @@ int main(int argc, char** argv) {
   app.add_option("--submit-burst", options.submit_burst, "submissions a key may make at once")->capture_default_str();
   app.add_option("--max-active-jobs-per-key", options.max_active_jobs_per_key, "queued + running jobs per key (0: no cap)")
       ->capture_default_str();
+  app.add_option("--max-streams-per-key", options.max_streams_per_key,
+                 "open WatchJob/WatchJobs/Evaluate calls per key")
+      ->capture_default_str();
+  app.add_option("--max-streams", options.max_streams_total, "open WatchJob/WatchJobs/Evaluate calls in total")
+      ->capture_default_str();
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve TLS (with --tls-key)");
   app.add_option("--tls-key", options.tls_key, "PEM private key");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();

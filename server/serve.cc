@@ -97,7 +97,7 @@ int Serve(const ServeOptions& options) {
   JobEvents events;
   ServerState state{catalog->get(), &jobs, &workers, &baselines, &events, IntakeLimits{}, &auth,
                     &submit_rate, options.max_active_jobs_per_key, metrics->get()};
-  ClientService client_service(&state);
+  ClientService client_service(&state, StreamCaps{options.max_streams_per_key, options.max_streams_total});
   WorkerService worker_service(&state, options.lease_seconds);
   if (options.require_auth && keys.Count().value_or(0) == 0) {
     spdlog::warn("auth is required but no API key exists: create one with `kjudge-server --db {} keys create NAME --role admin`",

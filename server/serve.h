@@ -19,6 +19,8 @@ struct ServeOptions {
   double submit_rate = 20.0;  // per key per second; 0 = unlimited
   double submit_burst = 100.0;
   int64_t max_active_jobs_per_key = 5000;
+  int max_streams_per_key = 256;  // open job streams (WatchJob, WatchJobs, Evaluate)
+  int max_streams_total = 8192;
   std::string tls_cert;  // PEM files; both or neither
   std::string tls_key;
 };

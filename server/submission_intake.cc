@@ -5,6 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/launch_plan.h"
+#include "common/sha256.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "common/plan_block.h"
 
 namespace kjudge::server {
@@ -27,21 +30,28 @@ NewJob Rejected(NewJob& job, std::string message) {
 
 }  // namespace
 
+std::string RequestSha256(const v1::SubmitRequest& request) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.SetSerializationDeterministic(true);  // map order fixed: equal requests, equal bytes
+    request.SerializeToCodedStream(&out);
+  }
+  return Sha256Hex(bytes);
+}
+
 absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const ProblemCatalog& catalog,
                                   const IntakeLimits& limits) {
+  SubmitLimits checks;
+  checks.max_source_bytes = limits.max_source_bytes;
+  if (absl::Status s = CheckSubmitRequest(request, checks); !s.ok()) return s;
   const CatalogEntry* entry = catalog.Find(request.problem());
   if (entry == nullptr) {
     std::vector<std::string> near = catalog.Suggest(request.problem());
     return absl::NotFoundError(absl::StrCat(
         "unknown problem '", request.problem(), "'",
         near.empty() ? "; `kjudge problems` lists them" : absl::StrCat("; did you mean ", absl::StrJoin(near, ", "), "?")));
-  }
-  if (request.source().empty()) {
-    return absl::InvalidArgumentError("the submission's source is empty: send CUDA device code");
-  }
-  if (request.source().size() > limits.max_source_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("the source is ", request.source().size(),
-                                                   " bytes; the limit is ", limits.max_source_bytes));
   }
   NewJob job;
   job.problem = request.problem();
@@ -50,6 +60,9 @@ absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const Proble
   job.compile_only = request.compile_only();
   job.tags.insert(request.tags().begin(), request.tags().end());
   job.seed = FreshSeed();
+  job.is_public = request.public_();
+  job.idempotency_key = request.idempotency_key();
+  job.request_sha256 = RequestSha256(request);
 
   if (!request.launch_plan().empty()) {
     job.launch_plan = request.launch_plan();

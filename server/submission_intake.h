@@ -2,8 +2,9 @@
 // GPU.
 //
 // Contract:
-//  * Request errors that leave nothing to judge (unknown problem, empty or oversized source)
-//    are returned as a Status: NOT_FOUND / INVALID_ARGUMENT with what to do.
+//  * A malformed request (proto/request_checks.h: empty or oversized source, invalid UTF-8,
+//    too many or too long tags, a control character in the filename, ...) is INVALID_ARGUMENT
+//    naming the field and position; an unknown problem is NOT_FOUND. Nothing is stored.
 //  * A launch plan that is missing, does not parse, or names what the problem lacks gives a
 //    job that is already done with verdict REJECTED and a "file:line:column: ..." message,
 //    so agents read plan errors from the same place as every other verdict.
@@ -13,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "kjudge/v1/kjudge.pb.h"
+#include "proto/request_checks.h"
 #include "server/job_store.h"
 #include "server/problem_catalog.h"
 
@@ -22,6 +24,9 @@ struct IntakeLimits {
   size_t max_source_bytes = 1 << 20;
   size_t max_plan_bytes = 64 << 10;
 };
+
+// SHA-256 of the request's deterministic serialization: an idempotent retry must match it.
+std::string RequestSha256(const v1::SubmitRequest& request);
 
 absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const ProblemCatalog& catalog,
                                   const IntakeLimits& limits);

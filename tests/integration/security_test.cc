@@ -28,13 +28,13 @@ TEST_F(Security, UnauthenticatedAndWrongRoleCallsAreRefused) {
   const std::string worker = cluster_->CreateKey("worker");
   cluster_->StartServer({"--require-auth"});
   CliResult none = Submit("");
-  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.exit_code, 6);
   EXPECT_NE(none.err.find("requires an API key"), std::string::npos) << none.err;
   CliResult bogus = Submit("kj_deadbeef_0123");
-  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_EQ(bogus.exit_code, 6);
   EXPECT_NE(bogus.err.find("unknown or revoked"), std::string::npos) << bogus.err;
   CliResult wrong_role = Submit(worker);
-  EXPECT_EQ(wrong_role.exit_code, 2);
+  EXPECT_EQ(wrong_role.exit_code, 6);
   EXPECT_NE(wrong_role.err.find("role worker"), std::string::npos) << wrong_role.err;
 
   // A worker with a submitter key cannot register; with its own key it serves the job.
@@ -52,10 +52,10 @@ TEST_F(Security, RateLimitAndQueueCapAnswerResourceExhausted) {
   EXPECT_EQ(Submit("").exit_code, 0);
   EXPECT_EQ(Submit("").exit_code, 0);
   CliResult capped = Submit("");  // no worker: two jobs are queued, the cap is 2
-  EXPECT_EQ(capped.exit_code, 3);
+  EXPECT_EQ(capped.exit_code, 5);
   EXPECT_NE(capped.err.find("the cap is 2"), std::string::npos) << capped.err;
   CliResult limited = Submit("");  // the burst of 3 is spent
-  EXPECT_EQ(limited.exit_code, 3);
+  EXPECT_EQ(limited.exit_code, 5);
   EXPECT_NE(limited.err.find("rate limit"), std::string::npos) << limited.err;
   EXPECT_NE(limited.err.find("retry in"), std::string::npos) << limited.err;
 }

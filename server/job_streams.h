@@ -1,0 +1,95 @@
+// Job streams on gRPC's callback API: the reactors behind WatchJob, WatchJobs and Evaluate.
+// An open stream is one of these objects registered in a WatchHub; no thread waits for it.
+//
+// Contract:
+//  * JobStream sends each watched job once at the start and again whenever what a watcher sees
+//    of it (state, stage, progress, queue position, attempts) changes, one write at a time, and
+//    finishes OK once all are DONE; NOT_FOUND for a job the viewer may not see; UNAVAILABLE
+//    when the server shuts down; CANCELLED when the client goes away.
+//  * EvaluateCall finishes with the job once it is DONE; its id was already sent to the client
+//    as initial metadata by the caller, so a deadline never hides it.
+//  * Both keep themselves alive (self_) until gRPC calls OnDone, then leave the hub.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kjudge/v1/kjudge.grpc.pb.h"
+#include "server/server_state.h"
+#include "server/watch_hub.h"
+
+namespace kjudge::server {
+
+class JobStream final : public grpc::ServerWriteReactor<v1::Job>, public Watcher {
+ public:
+  // A stream that fails at once with `status` (bad request, auth, caps).
+  static grpc::ServerWriteReactor<v1::Job>* Refuse(const grpc::Status& status);
+  // Registers a stream of `ids` for `caller` in `hub` and sends the first states; refused
+  // with RESOURCE_EXHAUSTED when the hub's caps are reached.
+  static grpc::ServerWriteReactor<v1::Job>* Open(ServerState* state, WatchHub* hub, const std::string& key_id,
+                                                 const Viewer& viewer, std::vector<int64_t> ids);
+
+  JobStream(ServerState* state, WatchHub* hub, Viewer viewer, std::vector<int64_t> ids)
+      : state_(state), hub_(hub), viewer_(std::move(viewer)), ids_(std::move(ids)) {}
+
+  void Poll(RoundReads* reads) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  // `reads` null: read the database directly (calls from gRPC's threads, not a round).
+  void PollLocked(RoundReads* reads);
+  void SendNextLocked();
+  void FinishLocked(const grpc::Status& status);
+
+  ServerState* state_ = nullptr;
+  WatchHub* hub_ = nullptr;
+  Viewer viewer_;
+  std::vector<int64_t> ids_;
+  // Recursive: should gRPC ever run a reaction inline inside StartWrite/Finish, it re-enters.
+  std::recursive_mutex mutex_;
+  std::map<int64_t, std::string> seen_;  // fingerprint last sent, per job
+  size_t done_ = 0;
+  std::deque<v1::Job> pending_;
+  v1::Job current_;  // the write in flight
+  bool writing_ = false;
+  bool dirty_ = false;
+  bool cancelled_ = false;
+  bool finished_ = false;
+  std::shared_ptr<JobStream> self_;
+};
+
+class EvaluateCall final : public grpc::ServerUnaryReactor, public Watcher {
+ public:
+  EvaluateCall(ServerState* state, WatchHub* hub, Viewer viewer, v1::Job* response)
+      : state_(state), hub_(hub), viewer_(std::move(viewer)), response_(response) {}
+  // Created with self_ set; the caller registers it, submits, then calls Track.
+  static std::shared_ptr<EvaluateCall> Create(ServerState* state, WatchHub* hub, Viewer viewer, v1::Job* response);
+
+  // From now on Poll follows job `id`.
+  void Track(int64_t id);
+  void Fail(const grpc::Status& status);
+
+  void Poll(RoundReads* reads) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  void FinishLocked(const grpc::Status& status);
+
+  ServerState* state_ = nullptr;
+  WatchHub* hub_ = nullptr;
+  Viewer viewer_;
+  v1::Job* response_ = nullptr;
+  std::recursive_mutex mutex_;
+  int64_t id_ = 0;  // 0 until the job is stored
+  bool finished_ = false;
+  std::shared_ptr<EvaluateCall> self_;
+};
+
+}  // namespace kjudge::server

@@ -1,0 +1,143 @@
+// JobStore's client-side queries on a real SQLite file: tenancy, idempotency, the active-job
+// cap in the insert transaction, listing and cancelling.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "server/job_store.h"
+#include "server/migrations.h"
+
+namespace kjudge::server {
+namespace {
+
+class JobStoreClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("kjudge-jobstore-client-" + std::to_string(getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".sqlite"))
+                .string();
+    Remove();
+    shared_ = std::make_unique<SharedDatabase>();
+    absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path_);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE(ApplyMigrations(**db, BuiltinMigrations()).ok());
+    shared_->db = std::move(*db);
+    shared_->now_ms = [] { return int64_t{1'000'000}; };
+    store_ = std::make_unique<JobStore>(shared_.get(), JobStoreOptions{2, 1000});
+  }
+  void TearDown() override {
+    store_.reset();
+    shared_.reset();
+    Remove();
+  }
+  void Remove() {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
+  }
+  static NewJob Job(const std::string& key, const std::string& idempotency_key = "", const std::string& sha = "r1") {
+    NewJob job;
+    job.problem = "level1/19_ReLU";
+    job.source = "__global__ void k(){}";
+    job.launch_plan = "k<<<1,1>>>(X);";
+    job.seed = 42;
+    job.api_key_id = key;
+    job.idempotency_key = idempotency_key;
+    job.request_sha256 = sha;
+    return job;
+  }
+
+  std::string path_;
+  std::unique_ptr<SharedDatabase> shared_;
+  std::unique_ptr<JobStore> store_;
+};
+
+TEST_F(JobStoreClientTest, ATenantSeesOnlyItsOwnJobsAndNoWorkerIds) {
+  const int64_t mine = *store_->Enqueue(Job("kj_a"));
+  const int64_t theirs = *store_->Enqueue(Job("kj_b"));
+  ASSERT_TRUE(store_->LeaseNext("worker-1", true).ok());
+  const Viewer alice{"kj_a", false};
+  absl::StatusOr<std::optional<v1::Job>> own = store_->GetFor(mine, alice);
+  ASSERT_TRUE(own.ok() && own->has_value());
+  EXPECT_EQ((*own)->worker(), "");
+  absl::StatusOr<std::optional<v1::Job>> other = store_->GetFor(theirs, alice);
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->has_value());
+  absl::StatusOr<std::optional<v1::Job>> admin = store_->GetFor(mine, Viewer{"kj_root", true});
+  ASSERT_TRUE(admin.ok() && admin->has_value());
+  EXPECT_EQ((*admin)->worker(), "worker-1");
+  EXPECT_EQ(store_->List(alice, JobFilter{})->size(), 1U);
+  EXPECT_EQ(store_->List(Viewer{"kj_root", true}, JobFilter{})->size(), 2U);
+  EXPECT_TRUE(absl::IsNotFound(store_->Cancel(theirs, alice).status()));
+}
+
+TEST_F(JobStoreClientTest, IdempotencyKeyReturnsTheFirstJobPerApiKey) {
+  const int64_t first = *store_->Enqueue(Job("kj_a", "k1"));
+  EXPECT_EQ(*store_->Enqueue(Job("kj_a", "k1")), first);
+  EXPECT_NE(*store_->Enqueue(Job("kj_b", "k1")), first) << "keys are per tenant";
+  absl::StatusOr<int64_t> reused = store_->Enqueue(Job("kj_a", "k1", "r2"));
+  EXPECT_TRUE(absl::IsAlreadyExists(reused.status())) << reused.status();
+}
+
+TEST_F(JobStoreClientTest, TheActiveCapHoldsUnderConcurrentEnqueues) {
+  std::vector<std::thread> threads;
+  threads.reserve(20);
+  std::atomic<int> stored{0};
+  for (int i = 0; i < 20; ++i) {
+    threads.emplace_back([&] {
+      NewJob job = Job("kj_a");
+      job.active_cap = 5;
+      if (store_->Enqueue(job).ok()) ++stored;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(stored.load(), 5);
+  EXPECT_EQ(*store_->CountActiveForKey("kj_a"), 5);
+}
+
+TEST_F(JobStoreClientTest, CancelEndsQueuedAndRunningJobsAndTheLeaseWithThem) {
+  const Viewer alice{"kj_a", false};
+  const int64_t queued = *store_->Enqueue(Job("kj_a"));
+  const int64_t running = *store_->Enqueue(Job("kj_a"));
+  absl::StatusOr<std::optional<LeasedJob>> leased = store_->LeaseNext("worker-1", true);  // `queued`, the oldest
+  ASSERT_TRUE(leased.ok() && leased->has_value());
+  ASSERT_EQ((*leased)->id, queued);
+  absl::StatusOr<v1::Job> cancelled = store_->Cancel(queued, alice);
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_EQ(cancelled->result().verdict(), v1::CANCELLED);
+  EXPECT_FALSE(*store_->Renew(LeaseRef{queued, "worker-1", (*leased)->lease_token}))
+      << "the worker loses the lease of a cancelled job";
+  ASSERT_TRUE(store_->Cancel(running, alice).ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(store_->Cancel(running, alice).status()));
+  JobFilter done;
+  done.state = v1::DONE;
+  EXPECT_EQ(store_->List(alice, done)->size(), 2U);
+  EXPECT_TRUE(store_->FinishedResults({}, "", StatsScope{alice, false})->empty())
+      << "cancelled jobs were never judged: stats do not count them";
+}
+
+TEST_F(JobStoreClientTest, ListFiltersByTagAndPagesNewestFirst) {
+  const Viewer alice{"kj_a", false};
+  for (int i = 0; i < 5; ++i) {
+    NewJob job = Job("kj_a");
+    job.tags["run"] = i % 2 == 0 ? "even" : "odd";
+    ASSERT_TRUE(store_->Enqueue(job).ok());
+  }
+  JobFilter even;
+  even.tags["run"] = "even";
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->List(alice, even);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 3U);
+  EXPECT_EQ((*jobs)[0].id(), "5");
+  JobFilter page;
+  page.limit = 2;
+  page.before_id = 4;
+  jobs = store_->List(alice, page);
+  ASSERT_EQ(jobs->size(), 2U);
+  EXPECT_EQ((*jobs)[0].id(), "3");
+  EXPECT_EQ((*jobs)[1].id(), "2");
+}
+
+}  // namespace
+}  // namespace kjudge::server
