@@ -112,6 +112,7 @@ TEST(TransportLimits, WatchCutByTheAgeLimitCarriesOn) {
                                    "level1/19_ReLU", "--compile-only", "--wait", "--timeout", "90"});
   late_worker.join();
   EXPECT_EQ(watched.exit_code, 0) << watched.err << cluster.Logs();
+  ASSERT_TRUE(watched.json.is_object()) << watched.out;
   EXPECT_EQ(watched.json.value("/result/verdict"_json_pointer, std::string()), "COMPILED") << watched.out;
 }
 
