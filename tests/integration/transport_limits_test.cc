@@ -90,6 +90,44 @@ TEST(TransportLimits, SilentAndPrefaceOnlyConnectionsAreClosedByTheIdleLimit) {
   close(preface_only);
 }
 
+// SETTINGS_MAX_CONCURRENT_STREAMS (0x3) in the server's first SETTINGS frame; -1 if absent.
+int64_t AnnouncedStreamCap(int fd) {
+  std::string bytes;
+  char buffer[4096];
+  const auto end = steady_clock::now() + seconds(10);
+  while (steady_clock::now() < end) {
+    if (bytes.size() >= 9) {
+      const size_t length = (static_cast<uint8_t>(bytes[0]) << 16) | (static_cast<uint8_t>(bytes[1]) << 8) |
+                            static_cast<uint8_t>(bytes[2]);
+      if (bytes[3] != 0x4) return -1;  // the server's preface must start with SETTINGS
+      if (bytes.size() >= 9 + length) {
+        for (size_t at = 9; at + 6 <= 9 + length; at += 6) {
+          const int id = (static_cast<uint8_t>(bytes[at]) << 8) | static_cast<uint8_t>(bytes[at + 1]);
+          int64_t value = 0;
+          for (size_t i = 2; i < 6; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[at + i]);
+          if (id == 0x3) return value;
+        }
+        return -1;
+      }
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) return -1;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  return -1;
+}
+
+TEST(TransportLimits, ServerAnnouncesItsStreamCapPerConnection) {
+  Cluster cluster("stream-cap");
+  cluster.StartServer({"--max-streams-per-connection", "7"});
+  const int fd = OpenRaw(PortOf(cluster), kHttp2Preface);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(AnnouncedStreamCap(fd), 7);
+  close(fd);
+}
+
 TEST(TransportLimits, IdleLimitDoesNotCutACallInUse) {
   Cluster cluster("idle-watch");
   cluster.StartServer({"--max-connection-idle-s", "2"});
