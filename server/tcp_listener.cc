@@ -1,5 +1,6 @@
 #include "server/tcp_listener.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/server_posix.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -59,6 +60,21 @@ int BoundPort(int fd) {
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return 0;
   if (address.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
   return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
+}
+
+std::string PeerName(const sockaddr_storage& peer) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (peer.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(peer);
+    inet_ntop(AF_INET, &v4.sin_addr, host, sizeof(host));
+    port = ntohs(v4.sin_port);
+    return std::string(host) + ":" + std::to_string(port);
+  }
+  const auto& v6 = reinterpret_cast<const sockaddr_in6&>(peer);
+  inet_ntop(AF_INET6, &v6.sin6_addr, host, sizeof(host));
+  port = ntohs(v6.sin6_port);
+  return "[" + std::string(host) + "]:" + std::to_string(port);
 }
 
 // One listening socket; -errno on failure. SO_REUSEADDR (a restart may bind while old
@@ -171,7 +187,9 @@ void TcpListener::Loop() {
 
 bool TcpListener::AcceptAll(int listen_fd) {
   for (;;) {
-    const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t peer_length = sizeof(peer);
+    const int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
@@ -189,6 +207,9 @@ bool TcpListener::AcceptAll(int listen_fd) {
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    // gRPC names such a connection "fd:N" (what ServerContext::peer() returns): log the address
+    // it stands for, so a peer in other log lines can be traced back.
+    if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("connection fd:{} from {}", fd, PeerName(peer));
     grpc::AddInsecureChannelFromFd(server_, fd);
   }
 }

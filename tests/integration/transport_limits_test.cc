@@ -128,6 +128,34 @@ TEST(TransportLimits, ServerAnnouncesItsStreamCapPerConnection) {
   close(fd);
 }
 
+TEST(TransportLimits, TlsListenerClosesSilentConnectionsAndRefusesASecondServer) {
+  Cluster cluster("tls-limits");
+  const std::string dir = cluster.dir();
+  CommandResult cert = kjudge::testing::Run(
+      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+       "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem"},
+      seconds(60));
+  ASSERT_EQ(cert.exit_code, 0) << cert.err;
+  const std::vector<std::string> tls = {"--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem"};
+  std::vector<std::string> args = tls;
+  args.insert(args.end(), {"--handshake-timeout-s", "2", "--max-connection-idle-s", "600"});
+  cluster.StartServer(args);
+  // With TLS, gRPC's own listener serves; its handshake timeout closes a connection that never
+  // starts TLS (the idle limit, 600 s here, cannot be what closes it).
+  const int silent = OpenRaw(PortOf(cluster), "");
+  ASSERT_GE(silent, 0);
+  EXPECT_TRUE(ClosedByPeerWithin(silent, seconds(15)));
+  close(silent);
+  std::vector<std::string> second = {ServerBin(), "--db", dir + "/second.sqlite", "--listen", cluster.address(),
+                                     "--problems", SourcePath("problems")};
+  second.insert(second.end(), tls.begin(), tls.end());
+  CommandResult refused = kjudge::testing::Run(second, seconds(30));
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE((refused.out + refused.err).find("port " + cluster.address() + " is already in use"), std::string::npos)
+      << refused.out << refused.err;
+  EXPECT_EQ(cluster.Cli({"--tls-ca", dir + "/cert.pem", "problems"}, 30).exit_code, 0) << cluster.Logs();
+}
+
 TEST(TransportLimits, IdleLimitDoesNotCutACallInUse) {
   Cluster cluster("idle-watch");
   cluster.StartServer({"--max-connection-idle-s", "2"});
