@@ -76,6 +76,18 @@ TEST(TransportLimits, SecondServerOnTheSamePortExitsWithAClearMessage) {
   EXPECT_EQ(cluster.Cli({"problems"}).exit_code, 0) << cluster.Logs();
 }
 
+TEST(TransportLimits, MalformedListenAddressIsRefusedWithTheExpectedForm) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("kjudge-it-listen-" + std::to_string(getpid()));
+  CommandResult run = kjudge::testing::Run({ServerBin(), "--db", dir + ".sqlite", "--listen", "localhost",
+                                            "--problems", SourcePath("problems")},
+                                           seconds(30));
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE((run.out + run.err).find("--listen wants HOST:PORT (e.g. 127.0.0.1:50051 or [::]:50051), got 'localhost'"),
+            std::string::npos)
+      << run.out << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + ".sqlite"));
+}
+
 TEST(TransportLimits, SilentAndPrefaceOnlyConnectionsAreClosedByTheIdleLimit) {
   Cluster cluster("idle-limit");
   cluster.StartServer({"--max-connection-idle-s", "2"});
