@@ -24,7 +24,7 @@ struct ServeOptions {
   // Transport limits (docs: README "Limits"). Seconds unless named otherwise; 0 = no limit
   // where noted.
   int handshake_timeout_s = 10;          // TLS listener: connection closed without HTTP/2 SETTINGS by then
-  int max_connection_idle_s = 60;        // a connection with no call for this long is closed
+  int max_connection_idle_s = 30;        // a connection with no call for this long is closed
   int max_connection_age_s = 3600;       // then GOAWAY: clients reconnect for new calls (0: no limit)
   int max_connection_age_grace_s = 900;  // calls still open at GOAWAY get this long to finish
   int max_streams_per_connection = 1000; // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS
