@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 86400));
   app.add_option("--max-connection-age-s", options.max_connection_age_s,
                  "send GOAWAY to a connection this old: new calls go to a fresh connection (0: no limit)")
-      ->capture_default_str()->check(CLI::Range(0, 86400 * 30));
+      ->capture_default_str()->check(CLI::Range(0, 86400 * 7));  // in ms it must fit an int
   app.add_option("--max-connection-age-grace-s", options.max_connection_age_grace_s,
                  "calls still open at that GOAWAY may run this long before the connection closes")
       ->capture_default_str()->check(CLI::Range(1, 86400));

@@ -180,7 +180,11 @@ int Serve(const ServeOptions& options) {
   ApplyTransportLimits(options, &builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || (listener == nullptr && bound_port == 0)) {
-    spdlog::error("{} (or the TLS certificate or key is unusable)", PortInUseMessage(options.listen));
+    if (listener != nullptr) {
+      spdlog::error("cannot start the gRPC server on {}", options.listen);
+    } else {
+      spdlog::error("{} (or the TLS certificate or key is unusable)", PortInUseMessage(options.listen));
+    }
     return 2;
   }
   if (listener != nullptr) listener->Start(server.get(), descriptor_limit);
