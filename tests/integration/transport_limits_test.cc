@@ -76,12 +76,17 @@ TEST(TransportLimits, SecondServerOnTheSamePortExitsWithAClearMessage) {
   EXPECT_EQ(cluster.Cli({"problems"}).exit_code, 0) << cluster.Logs();
 }
 
-TEST(TransportLimits, MalformedListenAddressIsRefusedWithTheExpectedForm) {
+TEST(TransportLimits, RaisesTheDescriptorLimitAndRefusesAMalformedListenAddress) {
   const std::string dir = std::filesystem::temp_directory_path() / ("kjudge-it-listen-" + std::to_string(getpid()));
-  CommandResult run = kjudge::testing::Run({ServerBin(), "--db", dir + ".sqlite", "--listen", "localhost",
-                                            "--problems", SourcePath("problems")},
+  // Started with a low soft limit: the server raises it to the hard one first, and says so.
+  CommandResult run = kjudge::testing::Run({"/usr/bin/prlimit", "--nofile=512:4096", ServerBin(), "--db",
+                                            dir + ".sqlite", "--listen", "localhost", "--problems",
+                                            SourcePath("problems")},
                                            seconds(30));
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE((run.out + run.err).find("descriptor limit (RLIMIT_NOFILE): soft 512 -> 4096, hard 4096"),
+            std::string::npos)
+      << run.out << run.err;
   EXPECT_NE((run.out + run.err).find("--listen wants HOST:PORT (e.g. 127.0.0.1:50051 or [::]:50051), got 'localhost'"),
             std::string::npos)
       << run.out << run.err;
