@@ -34,26 +34,38 @@ int PrintFinished(const CliContext& cli, const v1::Job& job) {
 }  // namespace
 
 int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s) {
-  grpc::ClientContext context;
-  cli.Prepare(&context, timeout_s);
-  v1::WatchJobRequest request;
-  request.set_job_id(job_id);
-  auto reader = cli.stub->WatchJob(&context, request);
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   const bool live = isatty(STDERR_FILENO) != 0;
-  v1::Job job;
   v1::Job last;
-  while (reader->Read(&job)) {
-    last = job;
-    if (job.state() == v1::DONE) break;
-    const std::string line = ProgressLine(job);
-    if (live) {
-      std::cerr << "\r\033[K" << line << std::flush;
-    } else if (!cli.json) {
-      std::cerr << line << "\n";
+  grpc::Status status;
+  // The server closes connections past their age limit (--max-connection-age-s, after a grace):
+  // a watch that had updates and then lost its connection (UNAVAILABLE) is resumed on a fresh
+  // one, since the job goes on regardless.
+  for (bool resume = true; resume;) {
+    grpc::ClientContext context;
+    cli.Prepare(&context, 0);
+    if (timeout_s > 0) context.set_deadline(deadline);
+    v1::WatchJobRequest request;
+    request.set_job_id(job_id);
+    auto reader = cli.stub->WatchJob(&context, request);
+    bool updated = false;
+    v1::Job job;
+    while (reader->Read(&job)) {
+      updated = true;
+      last = job;
+      if (job.state() == v1::DONE) break;
+      const std::string line = ProgressLine(job);
+      if (live) {
+        std::cerr << "\r\033[K" << line << std::flush;
+      } else if (!cli.json) {
+        std::cerr << line << "\n";
+      }
     }
+    status = reader->Finish();
+    resume = last.state() != v1::DONE && updated && status.error_code() == grpc::StatusCode::UNAVAILABLE;
   }
   if (live) std::cerr << "\r\033[K" << std::flush;
-  grpc::Status status = reader->Finish();
   if (last.state() == v1::DONE) return PrintFinished(cli, last);
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     std::cerr << "kjudge: job " << job_id << " is not finished after " << timeout_s

@@ -40,6 +40,23 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve TLS (with --tls-key)");
   app.add_option("--tls-key", options.tls_key, "PEM private key");
+  app.add_option("--handshake-timeout-s", options.handshake_timeout_s,
+                 "TLS: close a connection that has not completed TLS and HTTP/2 setup by then")
+      ->capture_default_str()->check(CLI::Range(1, 600));
+  app.add_option("--max-connection-idle-s", options.max_connection_idle_s,
+                 "close a connection without any call for this long (also frees descriptors held by silent ones)")
+      ->capture_default_str()->check(CLI::Range(1, 86400));
+  app.add_option("--max-connection-age-s", options.max_connection_age_s,
+                 "send GOAWAY to a connection this old: new calls go to a fresh connection (0: no limit)")
+      ->capture_default_str()->check(CLI::Range(0, 86400 * 7));  // in ms it must fit an int
+  app.add_option("--max-connection-age-grace-s", options.max_connection_age_grace_s,
+                 "calls still open at that GOAWAY may run this long before the connection closes")
+      ->capture_default_str()->check(CLI::Range(1, 86400));
+  app.add_option("--max-streams-per-connection", options.max_streams_per_connection,
+                 "concurrent calls one HTTP/2 connection may have open (more wait on the client)")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--keepalive-s", options.keepalive_s, "ping a quiet connection this often; closed if no answer in 20 s")
+      ->capture_default_str()->check(CLI::Range(10, 86400));
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   app.add_option("--log-format", log_format, "text, or json (one object per line, for log pipelines)")
       ->capture_default_str()->check(CLI::IsMember({"text", "json"}));

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "common/log.h"
 #include "server/client_service.h"
 #include "server/migrations.h"
+#include "server/tcp_listener.h"
 #include "server/worker_service.h"
 
 namespace kjudge::server {
@@ -55,6 +57,54 @@ void Housekeeping(ServerState* state, const std::atomic<bool>* stop) {
   }
 }
 
+// Every connection costs a descriptor and the usual soft limit is 1024: raise the soft limit to
+// the hard one (LimitNOFILE= in the systemd unit). Returns the soft limit now in effect.
+int64_t RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  const rlim_t before = limit.rlim_cur;
+  rlim_t target = limit.rlim_max;
+  if (target == RLIM_INFINITY) {
+    // setrlimit refuses more than fs.nr_open.
+    std::ifstream nr_open("/proc/sys/fs/nr_open");
+    int64_t most = 1 << 20;
+    nr_open >> most;
+    target = static_cast<rlim_t>(most);
+  }
+  if (target > limit.rlim_cur) {
+    limit.rlim_cur = target;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  spdlog::info("descriptor limit (RLIMIT_NOFILE): soft {} -> {}, hard {}", static_cast<int64_t>(before),
+               static_cast<int64_t>(limit.rlim_cur),
+               limit.rlim_max == RLIM_INFINITY ? std::string("unlimited") : std::to_string(limit.rlim_max));
+  return static_cast<int64_t>(limit.rlim_cur);
+}
+
+// Limits that keep idle, silent or greedy connections from holding the server's resources.
+// Long calls in use (WatchJob, a worker's lease poll of up to 30 s) keep their connection: the
+// idle limit counts only time without any call, and the age limit's GOAWAY lets open calls run
+// for the grace period while new calls go to a fresh connection.
+void ApplyTransportLimits(const ServeOptions& options, grpc::ServerBuilder* builder) {
+  const auto ms = [](int seconds) { return seconds * 1000; };
+  builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a second server must fail to bind
+  builder->AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, ms(options.handshake_timeout_s));
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, ms(options.max_connection_idle_s));
+  if (options.max_connection_age_s > 0) {
+    builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, ms(options.max_connection_age_s));
+    builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, ms(options.max_connection_age_grace_s));
+  }
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_streams_per_connection);
+  // Find dead peers holding streams open; keep pinging while a stream is quiet.
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, ms(options.keepalive_s));
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, ms(20));
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // Enforcement of clients' pings (gRPC's defaults, stated): at most one per 5 min without
+  // calls, two strikes and the connection gets GOAWAY.
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, ms(300));
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
+}
+
 int WaitForSignal() {
   sigset_t set;
   sigemptyset(&set);
@@ -71,6 +121,18 @@ int Serve(const ServeOptions& options) {
   if (options.tls_cert.empty() != options.tls_key.empty()) {
     spdlog::error("--tls-cert and --tls-key go together");
     return 2;
+  }
+  const int64_t descriptor_limit = RaiseDescriptorLimit();
+  // Plaintext: our own accept loop (server/tcp_listener.h says why). Bound first, so a second
+  // server on the same port stops before it touches the database.
+  std::unique_ptr<TcpListener> listener;
+  if (options.tls_cert.empty()) {
+    absl::StatusOr<std::unique_ptr<TcpListener>> bound = TcpListener::Bind(options.listen);
+    if (!bound.ok()) {
+      spdlog::error("{}", bound.status().message());
+      return 2;
+    }
+    listener = std::move(*bound);
   }
   absl::StatusOr<std::unique_ptr<ProblemCatalog>> catalog = ProblemCatalog::Load(options.problems);
   if (!catalog.ok()) {
@@ -107,15 +169,25 @@ int Serve(const ServeOptions& options) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int bound_port = 0;
-  builder.AddListeningPort(options.listen, Credentials(options), &bound_port);
+  if (listener == nullptr) {
+    // TLS: gRPC's own listener (it cannot take accepted descriptors for TLS), without the
+    // descriptor guard; the handshake timeout closes connections that never finish TLS.
+    builder.AddListeningPort(options.listen, Credentials(options), &bound_port);
+  }
   builder.RegisterService(&client_service);
   builder.RegisterService(&worker_service);
   builder.SetMaxReceiveMessageSize(16 << 20);
+  ApplyTransportLimits(options, &builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || bound_port == 0) {
-    spdlog::error("cannot listen on {}: is another server using the port? (--listen HOST:PORT)", options.listen);
+  if (server == nullptr || (listener == nullptr && bound_port == 0)) {
+    if (listener != nullptr) {
+      spdlog::error("cannot start the gRPC server on {}", options.listen);
+    } else {
+      spdlog::error("{} (or the TLS certificate or key is unusable)", PortInUseMessage(options.listen));
+    }
     return 2;
   }
+  if (listener != nullptr) listener->Start(server.get(), descriptor_limit);
   absl::StatusOr<JobStore::Counts> counts = jobs.CountByState();
   spdlog::info("kjudge-server listening on {} (db {}, {} problems, {} queued, {} running; auth {}, tls {}{})",
                options.listen, options.db_path, (*catalog)->size(), counts.ok() ? counts->queued : -1,
@@ -128,6 +200,7 @@ int Serve(const ServeOptions& options) {
   const int signal_number = WaitForSignal();
   spdlog::info("signal {}: shutting down (queued and running jobs stay in the database)", signal_number);
   server->GetHealthCheckService()->SetServingStatus(false);
+  if (listener != nullptr) listener->Stop();
   events.Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   stop = true;

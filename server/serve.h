@@ -23,6 +23,14 @@ struct ServeOptions {
   int max_streams_total = 8192;
   std::string tls_cert;  // PEM files; both or neither
   std::string tls_key;
+  // Transport limits (docs: README "Limits"). Seconds unless named otherwise; 0 = no limit
+  // where noted.
+  int handshake_timeout_s = 10;          // TLS listener: connection closed without HTTP/2 SETTINGS by then
+  int max_connection_idle_s = 30;        // a connection with no call for this long is closed
+  int max_connection_age_s = 3600;       // then GOAWAY: clients reconnect for new calls (0: no limit)
+  int max_connection_age_grace_s = 900;  // calls still open at GOAWAY get this long to finish
+  int max_streams_per_connection = 1000; // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS
+  int keepalive_s = 60;                  // server pings a quiet connection; no answer in 20 s closes it
 };
 
 int Serve(const ServeOptions& options);

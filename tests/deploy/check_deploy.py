@@ -286,6 +286,15 @@ def check_consistency(docs):
     else:
         ok(f"{rel(unit)}: KillMode=mixed")
 
+    # Descriptors: the server holds one per connection and raises its soft limit to the hard one.
+    for name, least in (("kjudge-server.service", 65536), ("kjudge-worker@.service", 4096)):
+        path = DEPLOY / "systemd" / name
+        nofile = unit_settings(path).get("LimitNOFILE", [""])[-1].split(":")[-1]
+        if not nofile.isdigit() or int(nofile) < least:
+            fail(f"{rel(path)}: LimitNOFILE={nofile or '(unset)'} must be at least {least}")
+        else:
+            ok(f"{rel(path)}: LimitNOFILE={nofile}")
+
     sbatch = DEPLOY / "slurm" / "kjudge-worker.sbatch"
     text = sbatch.read_text()
     sig = re.search(r"^#SBATCH --signal=(B:)?TERM@(\d+)", text, re.M)
