@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "common/sample_statistics.h"
 #include "kjudge/v1/kjudge.grpc.pb.h"
 
 namespace {
@@ -30,10 +31,7 @@ using Clock = std::chrono::steady_clock;
 double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
-  const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
-  const size_t lo = static_cast<size_t>(rank);
-  const size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
+  return kjudge::PercentileOfSorted(values, p);  // the judge's own rule (numpy's default)
 }
 
 void PrintRow(const char* what, const std::vector<double>& ms) {
