@@ -95,6 +95,35 @@ TEST_F(EndToEnd, AJobLeasedAheadIsHandedBackWhenTheWorkerStops) {
   EXPECT_EQ(Verdict(done), "COMPILED") << done.out << cluster_->Logs();
 }
 
+TEST_F(EndToEnd, CancellingARunningJobStopsItsWorkerWhichServesTheNextJob) {
+  // A real worker is compiling a slow source (the ReLU example plus a template bomb) when its
+  // owner cancels the job: the job is CANCELLED at once, the worker's next lease renewal is
+  // refused, it gives the job up (the runner is killed), and it goes on to the next job.
+  cluster_->KillServer(SIGTERM);
+  cluster_->StartServer({"--lease-seconds", "3"});  // renewals every second
+  std::ifstream example(SourcePath("problems/level1/19_ReLU/solution.cu"));
+  std::stringstream source;
+  source << example.rdbuf()
+         << "template <int N, int M> struct B { static constexpr long v = B<N - 1, M * 2 + 1>::v + B<N - 1, M * 2>::v; };\n"
+            "template <int M> struct B<0, M> { static constexpr long v = M; };\n"
+            "__global__ void bomb(long* o) { *o = B<28, 1>::v; }\n";
+  const std::string slow = cluster_->dir() + "/slow.cu";
+  std::ofstream(slow) << source.str();
+  CliResult submitted = cluster_->Cli({"submit", slow, "--problem", "level1/19_ReLU", "--compile-only"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
+  const std::string id = submitted.json["id"].get<std::string>();
+  cluster_->StartWorker();
+  ASSERT_TRUE(cluster_->WaitForLog("worker.log", "job " + id + ": level1/19_ReLU", 30)) << cluster_->Logs();
+  CliResult cancelled = cluster_->Cli({"cancel", id});
+  EXPECT_EQ(cancelled.exit_code, 0) << cancelled.out << cancelled.err;  // the cancel itself succeeded
+  EXPECT_EQ(Verdict(cancelled), "CANCELLED") << cancelled.out;
+  EXPECT_TRUE(cluster_->WaitForLog("worker.log", "job " + id + ": handed back", 10)) << cluster_->Logs();
+  CliResult after = cluster_->Cli({"job", id});
+  EXPECT_EQ(Verdict(after), "CANCELLED") << after.out << cluster_->Logs();  // the worker could not overwrite it
+  CliResult next = SubmitAndWait("problems/level1/19_ReLU/solution.cu", "level1/19_ReLU");
+  EXPECT_EQ(Verdict(next), "COMPILED") << next.out << cluster_->Logs();
+}
+
 TEST_F(EndToEnd, CompileErrorReportsNvrtcLineNumbers) {
   cluster_->StartWorker();
   CliResult r = SubmitAndWait("tests/gpu/cases/compile_error.cu", "level1/19_ReLU");
