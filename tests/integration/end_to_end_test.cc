@@ -23,6 +23,19 @@ class EndToEnd : public ::testing::Test {
   CliResult SubmitAndWait(const std::string& file, const std::string& problem) {
     return cluster_->Cli({"submit", SourcePath(file), "--problem", problem, "--compile-only", "--wait"});
   }
+  // The ReLU example plus a template bomb: NVRTC works on it for seconds, until the worker's
+  // compile limit or the compiler's memory limit ends it. Returns the file's path.
+  std::string WriteSlowSource() {
+    std::ifstream example(SourcePath("problems/level1/19_ReLU/solution.cu"));
+    std::stringstream source;
+    source << example.rdbuf()
+           << "template <int N, int M> struct B { static constexpr long v = B<N - 1, M * 2 + 1>::v + B<N - 1, M * 2>::v; };\n"
+              "template <int M> struct B<0, M> { static constexpr long v = M; };\n"
+              "__global__ void bomb(long* o) { *o = B<28, 1>::v; }\n";
+    const std::string path = cluster_->dir() + "/slow.cu";
+    std::ofstream(path) << source.str();
+    return path;
+  }
   std::unique_ptr<Cluster> cluster_;
 };
 
@@ -67,14 +80,7 @@ TEST_F(EndToEnd, AJobLeasedAheadIsHandedBackWhenTheWorkerStops) {
   // until the worker's 8 s compile limit or the compiler's memory limit. Meanwhile the worker leases job 2 ahead and compiles it. A drain
   // (SIGTERM) then finishes job 1 and must hand job 2 back at once, not keep it until its lease
   // expires, so the next worker serves it.
-  std::ifstream example(SourcePath("problems/level1/19_ReLU/solution.cu"));
-  std::stringstream source;
-  source << example.rdbuf()
-         << "template <int N, int M> struct B { static constexpr long v = B<N - 1, M * 2 + 1>::v + B<N - 1, M * 2>::v; };\n"
-            "template <int M> struct B<0, M> { static constexpr long v = M; };\n"
-            "__global__ void bomb(long* o) { *o = B<28, 1>::v; }\n";
-  const std::string slow = cluster_->dir() + "/slow.cu";
-  std::ofstream(slow) << source.str();
+  const std::string slow = WriteSlowSource();
   std::vector<std::string> ids;
   for (const std::string& file : {slow, SourcePath("problems/level1/19_ReLU/solution.cu")}) {
     CliResult r = cluster_->Cli({"submit", file, "--problem", "level1/19_ReLU", "--compile-only"});
@@ -101,14 +107,7 @@ TEST_F(EndToEnd, CancellingARunningJobStopsItsWorkerWhichServesTheNextJob) {
   // refused, it gives the job up (the runner is killed), and it goes on to the next job.
   cluster_->KillServer(SIGTERM);
   cluster_->StartServer({"--lease-seconds", "3"});  // renewals every second
-  std::ifstream example(SourcePath("problems/level1/19_ReLU/solution.cu"));
-  std::stringstream source;
-  source << example.rdbuf()
-         << "template <int N, int M> struct B { static constexpr long v = B<N - 1, M * 2 + 1>::v + B<N - 1, M * 2>::v; };\n"
-            "template <int M> struct B<0, M> { static constexpr long v = M; };\n"
-            "__global__ void bomb(long* o) { *o = B<28, 1>::v; }\n";
-  const std::string slow = cluster_->dir() + "/slow.cu";
-  std::ofstream(slow) << source.str();
+  const std::string slow = WriteSlowSource();
   CliResult submitted = cluster_->Cli({"submit", slow, "--problem", "level1/19_ReLU", "--compile-only"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
   const std::string id = submitted.json["id"].get<std::string>();
