@@ -119,8 +119,10 @@ v1::Denominator ChooseDenominator(const std::vector<const v1::JobResult*>& resul
     int comparable = 0;
     for (const v1::BaselineStrength& s : d.considered()) comparable += s.eligible() && s.covers_all_shapes() ? 1 : 0;
     Take(*best, &d);
-    d.set_note(absl::StrCat("vs ", best->baseline(), " (", KindWords(best->kind()), "; the strongest of ", comparable,
-                            comparable == 1 ? " library/PyTorch eager baseline" : " library/PyTorch eager baselines",
+    d.set_note(absl::StrCat("vs ", best->baseline(), " (", KindWords(best->kind()), "; ",
+                            comparable == 1 ? std::string("the only")
+                                            : absl::StrCat("the strongest of ", comparable),
+                            comparable == 1 ? " library or PyTorch eager baseline" : " library/PyTorch eager baselines",
                             " timed on every shape)"));
     return d;
   }

@@ -108,6 +108,9 @@ TEST(ChooseDenominator, EagerAloneBeatsTheReferenceWhereNoLibraryExists) {
   v1::Denominator d = Choose({Timed({{"M=4096", 10.0, {{"reference", 30.0}, {"torch_eager", 40.0}}}})}, {});
   EXPECT_EQ(d.baseline(), "torch_eager");  // slower than the reference, but the reference is never preferred
   EXPECT_EQ(d.kind(), v1::BASELINE_KIND_PYTORCH_EAGER);
+  EXPECT_EQ(d.note(),
+            "vs torch_eager (PyTorch eager, KernelBench's definition; the only library or PyTorch eager baseline timed "
+            "on every shape)");
 }
 
 TEST(ChooseDenominator, ReferenceOnlySaysSo) {
