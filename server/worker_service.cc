@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "server/grpc_status.h"
 #include "server/kernel_metrics.h"
 #include "common/log.h"
@@ -219,6 +220,13 @@ void WorkerService::AddDefaultDenominator(const std::string& problem, v1::JobRes
   // The same rule GetStats applies per problem, over this one job (kernel_metrics.h).
   *result->mutable_default_denominator() =
       ChooseDenominator({result}, state_->catalog->LibraryBaselineNames(problem));
+  // The runner's message lists every speedup (the reference's first); an agent that reads only
+  // the message gets the honest one too.
+  const v1::Denominator& chosen = result->default_denominator();
+  if (!chosen.baseline().empty() && !result->message().empty()) {
+    result->set_message(absl::StrCat(result->message(), "; default speedup ",
+                                     absl::StrFormat("%.2fx ", JobSpeedup(*result, chosen.baseline())), chosen.note()));
+  }
 }
 
 void WorkerService::StoreRequestedBaselines(const WorkerRecord& worker, const std::string& job_id,

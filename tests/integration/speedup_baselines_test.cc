@@ -83,6 +83,7 @@ class SpeedupBaselines : public ::testing::Test {
     complete.set_lease_token(lease.lease_token());
     v1::JobResult* result = complete.mutable_result();
     result->set_verdict(v1::CORRECT);
+    result->set_message("correct on 5 test shapes");
     result->set_gpu(kGpu);
     v1::ShapeTiming* timing = result->add_timings();
     timing->set_shape(shape);
@@ -156,6 +157,8 @@ TEST_F(SpeedupBaselines, EachProblemsDefaultIsItsStrongestMeasuredBaselineAndEve
   EXPECT_EQ(job.result().default_denominator().baseline(), "cublas") << job.result().DebugString();
   EXPECT_EQ(job.result().default_denominator().kind(), v1::BASELINE_KIND_LIBRARY);
   EXPECT_EQ(job.result().speedups_size(), 3);  // reference, cublas, and the imported eager
+  EXPECT_NE(job.result().message().find("; default speedup 0.50x vs cublas (library;"), std::string::npos)
+      << job.result().message();
 
   // GetStats through the CLI's --json: one row per problem with its denominator.
   CliResult stats = cluster_->Cli({"--api-key", submitter_, "stats"});
