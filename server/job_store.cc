@@ -597,18 +597,18 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
   return db.Changes();
 }
 
-absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(
+absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
     const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
   std::lock_guard lock(shared_->mutex);
   // public_only: every tenant's public jobs; else the viewer's own (admin: all).
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
-      "SELECT tags_json, result_json FROM jobs WHERE state = 3 AND compile_only = 0 AND verdict != ?5 "
+      "SELECT tags_json, result_json, problem FROM jobs WHERE state = 3 AND compile_only = 0 AND verdict != ?5 "
       "AND substr(problem, 1, length(?3)) = ?3 AND (CASE WHEN ?4 = 1 THEN public = 1 ELSE ",
       kVisible, " END) ORDER BY id"));
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, scope.viewer.admin ? 1 : 0).Bind(2, scope.viewer.key_id).Bind(3, problem_prefix);
   stmt->Bind(4, scope.public_only ? 1 : 0).Bind(5, v1::CANCELLED);  // never judged: not counted
-  std::vector<v1::JobResult> out;
+  std::vector<JudgedResult> out;
   while (true) {
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return row.status();
@@ -621,8 +621,9 @@ absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(
       match = match && it != job_tags.end() && it->second == value;
     }
     if (!match) continue;
-    v1::JobResult result;
-    if (FromJson(stmt->ColumnText(1), &result).ok()) out.push_back(std::move(result));
+    JudgedResult judged;
+    judged.problem = stmt->ColumnText(2);
+    if (FromJson(stmt->ColumnText(1), &judged.result).ok()) out.push_back(std::move(judged));
   }
   return out;
 }

@@ -33,6 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "kjudge/v1/kjudge.pb.h"
+#include "server/kernel_metrics.h"  // JudgedResult
 #include "server/shared_database.h"
 
 namespace kjudge::server {
@@ -142,9 +143,9 @@ class JobStore {
   // Results of finished, fully judged (not compile-only, not cancelled) jobs whose tags contain every entry of
   // `tags` and whose problem starts with `problem_prefix`, oldest first.
   // `scope` limits them to the viewer's jobs (admin: all) or to public jobs.
-  absl::StatusOr<std::vector<v1::JobResult>> FinishedResults(const std::map<std::string, std::string>& tags,
-                                                             const std::string& problem_prefix,
-                                                             const StatsScope& scope);
+  absl::StatusOr<std::vector<JudgedResult>> FinishedResults(const std::map<std::string, std::string>& tags,
+                                                            const std::string& problem_prefix,
+                                                            const StatsScope& scope);
 
   // Queued + running jobs submitted with this key.
   absl::StatusOr<int64_t> CountActiveForKey(const std::string& api_key_id);
