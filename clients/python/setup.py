@@ -7,6 +7,7 @@ the build directory only, never into the source tree.
 """
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -52,6 +53,9 @@ class BuildPyWithStubs(build_py):
     """build_py, then the generated stubs next to kjudge/v1/__init__.py in the build directory."""
 
     def run(self) -> None:
+        # pip builds in the source tree: start from an empty build/lib/kjudge so that a module
+        # removed from the tree is not packaged again from an earlier build.
+        shutil.rmtree(Path(self.build_lib) / "kjudge", ignore_errors=True)
         super().run()
         generate_stubs(Path(self.build_lib))
 

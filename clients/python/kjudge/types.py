@@ -137,8 +137,14 @@ class Job:
             return 4
         return 0 if self.ok else 1
 
-    def speedup(self, baseline: str) -> Optional[float]:
-        """Geometric mean over benchmark shapes of the speedup against `baseline`; None if absent."""
+    def speedup(self, baseline: Optional[str] = None) -> Optional[float]:
+        """Geometric mean over benchmark shapes of the speedup against `baseline`; None if that
+        baseline was not measured. baseline=None: against the strongest baseline measured for the
+        job (the one it beats by the least), so a reward cannot come from beating a strawman."""
+        if baseline is None:
+            per_baseline = [self.speedup(name) for name in {s.baseline for s in self.speedups}]
+            measured = [v for v in per_baseline if v is not None]
+            return min(measured) if measured else None
         values = [s.speedup for s in self.speedups if s.baseline == baseline and s.speedup > 0]
         if not values:
             return None
