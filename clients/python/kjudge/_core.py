@@ -192,3 +192,23 @@ def batch_retry_delay(policy: RetryPolicy, attempt: int, items: Sequence[BatchIt
 
 def is_retryable(error: Optional[errors.KjudgeError]) -> bool:
     return isinstance(error, (errors.RefusedForNow, errors.Unreachable))
+
+
+def evaluate_as_stream(channel):
+    """Evaluate, called as a server-streaming method. It is unary on the wire, and HTTP/2 frames
+    a unary and a server-streaming reply alike; but gRPC Python (sync and aio) receives a unary
+    call's initial metadata in the same batch as its reply, so the job id the server sends before
+    it waits would reach the caller only with the verdict. A streaming call receives the initial
+    metadata on its own, as soon as it arrives."""
+    return channel.unary_stream(
+        "/kjudge.v1.ClientService/Evaluate",
+        request_serializer=pb.SubmitRequest.SerializeToString,
+        response_deserializer=pb.Job.FromString,
+    )
+
+
+def the_one_job(messages: Sequence[pb.Job]) -> Job:
+    """Evaluate's single reply as a Job."""
+    if len(messages) != 1:
+        raise errors.ServerError(f"Evaluate answered {len(messages)} messages; expected one finished job")
+    return Job.from_proto(messages[0])

@@ -49,6 +49,7 @@ class AsyncClient:
         else:
             self._channel = grpc.aio.insecure_channel(s.server, options=_core.CHANNEL_OPTIONS)
         self._stub = pb_grpc.ClientServiceStub(self._channel)
+        self._evaluate = _core.evaluate_as_stream(self._channel)
 
     @property
     def server(self) -> str:
@@ -136,8 +137,8 @@ class AsyncClient:
         job_id: Optional[str] = None
         attempt = 0
         while True:
-            call = self._stub.Evaluate(request, metadata=self._settings.metadata(),
-                                       timeout=_core.remaining(deadline, time.monotonic()))
+            call = self._evaluate(request, metadata=self._settings.metadata(),
+                                  timeout=_core.remaining(deadline, time.monotonic()))
             try:
                 sent_id = _core.job_id_from_metadata(await call.initial_metadata())
                 if sent_id is not None and sent_id != job_id:
@@ -146,7 +147,7 @@ class AsyncClient:
                         result = on_job_id(job_id)
                         if inspect.isawaitable(result):
                             await result
-                return Job.from_proto(await call)
+                return _core.the_one_job([message async for message in call])
             except grpc.aio.AioRpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
                 delay = self._settings.retry.delay(attempt, error)

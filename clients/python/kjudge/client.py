@@ -52,6 +52,7 @@ class Client:
         else:
             self._channel = grpc.insecure_channel(s.server, options=_core.CHANNEL_OPTIONS)
         self._stub = pb_grpc.ClientServiceStub(self._channel)
+        self._evaluate = _core.evaluate_as_stream(self._channel)
 
     @property
     def server(self) -> str:
@@ -145,15 +146,15 @@ class Client:
         job_id: Optional[str] = None
         attempt = 0
         while True:
-            call = self._stub.Evaluate.future(request, metadata=self._settings.metadata(),
-                                              timeout=_core.remaining(deadline, time.monotonic()))
+            call = self._evaluate(request, metadata=self._settings.metadata(),
+                                  timeout=_core.remaining(deadline, time.monotonic()))
             try:
                 sent_id = _core.job_id_from_metadata(call.initial_metadata())
                 if sent_id is not None and sent_id != job_id:
                     job_id = sent_id
                     if on_job_id is not None:
                         on_job_id(job_id)
-                return Job.from_proto(call.result())
+                return _core.the_one_job(list(call))
             except grpc.RpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
                 delay = self._settings.retry.delay(attempt, error)

@@ -68,15 +68,23 @@ class Deployment:
         return process
 
     def start_server(self) -> None:
+        self.server_starts = getattr(self, "server_starts", 0) + 1
+        log = f"server-{self.server_starts}.log"
         server = self._spawn([self.server_bin, "--db", str(self.db), "--listen", self.address, "--problems",
-                              str(REPO / "problems"), *self.server_args], "server.log")
+                              str(REPO / "problems"), *self.server_args], log)
+        self.server = server
         for _ in range(400):  # it says "listening on" once the port is bound
-            if "listening on" in self.log("server.log"):
+            if "listening on" in self.log(log):
                 return
             if server.poll() is not None:
                 break
             time.sleep(0.05)
-        pytest.fail(f"kjudge-server did not start:\n{self.log('server.log')}")
+        pytest.fail(f"kjudge-server did not start:\n{self.log(log)}")
+
+    def kill_server(self) -> None:
+        """kill -9 of the server; start_server() brings it back on the same port and database."""
+        self.server.kill()
+        self.server.wait()
 
     def create_key(self, role: str) -> str:
         run = subprocess.run([self.server_bin, "--db", str(self.db), "--json", "keys", "create", f"py-{role}-{len(self.keys)}",

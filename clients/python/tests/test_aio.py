@@ -69,6 +69,15 @@ def test_async_batch_watch_list_cancel_stats_problems(cluster, idle, relu_source
             assert (await kj.cancel(job.id)).verdict == kjudge.Verdict.CANCELLED
             with pytest.raises(kjudge.FailedPrecondition):
                 await kj.cancel(job.id)
+            # The job id arrives while the job waits; cancelling it ends the evaluation.
+            got_id: "asyncio.Future[str]" = asyncio.get_running_loop().create_future()
+            evaluation = asyncio.ensure_future(kj.evaluate(RELU, relu_source, compile_only=True, timeout=60,
+                                                           on_job_id=got_id.set_result))
+            job_id = await asyncio.wait_for(got_id, timeout=10)
+            assert (await kj.get_job(job_id)).state == kjudge.JobState.QUEUED and not evaluation.done()
+            await kj.cancel(job_id)
+            ended = await asyncio.wait_for(evaluation, timeout=10)
+            assert ended.id == job_id and ended.verdict == kjudge.Verdict.CANCELLED and ended.exit_code == 1
             seen = []
             with pytest.raises(kjudge.DeadlineExceeded) as raised:
                 await kj.evaluate(RELU, relu_source, compile_only=True, timeout=1.0, on_job_id=seen.append)

@@ -276,3 +276,46 @@ def test_one_client_shared_by_threads(kj, relu_source):
     for t in threads:
         t.join()
     assert len(results) == 8 and all(j.verdict == "COMPILED" for j in results)
+
+
+def test_evaluate_and_watch_ride_out_a_server_restart_without_a_second_job(relu_source):
+    from conftest import Deployment
+
+    d = Deployment("restart", [])
+    try:
+        d.start_server()  # no worker yet: the job waits in the queue
+        patient = kjudge.RetryPolicy(attempts=40, initial_backoff=0.1, max_backoff=0.5)
+        with kjudge.Client(d.address, retry=patient) as kj:
+            tags = run_tag()
+            ids, results = [], {}
+            watched = kj.submit(RELU, relu_source + "\n// watched\n", compile_only=True, tags=tags)
+
+            def evaluate() -> None:
+                results["evaluate"] = kj.evaluate(RELU, relu_source, compile_only=True, tags=tags,
+                                                  on_job_id=ids.append, timeout=90)
+
+            def watch() -> None:
+                results["watch"] = list(kj.watch(watched.id, timeout=90))
+
+            threads = [threading.Thread(target=evaluate), threading.Thread(target=watch)]
+            for t in threads:
+                t.start()
+            for _ in range(200):
+                if ids:
+                    break
+                time.sleep(0.05)
+            assert ids, "evaluate got its job id before the server went down"
+            time.sleep(0.3)  # the watch is open too
+            d.kill_server()
+            time.sleep(0.5)  # both calls see UNAVAILABLE and back off
+            d.start_server()
+            d.start_worker()
+            for t in threads:
+                t.join(timeout=120)
+            job = results["evaluate"]
+            assert job.id == ids[0] and ids == [job.id], "the retry found the first job by its key"
+            assert job.verdict == kjudge.Verdict.COMPILED
+            assert results["watch"][-1].verdict == kjudge.Verdict.COMPILED
+            assert len(kj.list_jobs(tags=tags).jobs) == 2, "nothing was queued twice"
+    finally:
+        d.stop()
