@@ -185,8 +185,11 @@ def batch_item(item: pb.SubmitBatchItem, key: str) -> BatchItem:
 def batch_retry_delay(policy: RetryPolicy, attempt: int, items: Sequence[BatchItem]) -> Optional[float]:
     """How long to wait before resending a batch's refused-for-now items; None: do not resend.
     Every item carries its idempotency key, so resending one that was in fact queued is harmless."""
-    delays = [policy.delay(attempt, item.error) for item in items if item.error is not None]
-    delays = [d for d in delays if d is not None]
+    delays: List[float] = []
+    for item in items:
+        delay = policy.delay(attempt, item.error) if item.error is not None else None
+        if delay is not None:
+            delays.append(delay)
     return max(delays) if delays else None
 
 

@@ -162,9 +162,10 @@ def _retry_after(trailing: Optional[Iterable[Tuple[str, object]]]) -> Optional[f
     """The server's retry-after-ms trailer in seconds, or None when absent or unreadable."""
     for key, value in trailing or ():
         if key == "retry-after-ms":
+            text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
             try:
-                return int(value) / 1000.0  # type: ignore[arg-type]
-            except (TypeError, ValueError):
+                return int(text) / 1000.0
+            except ValueError:
                 return None
     return None
 
@@ -188,10 +189,10 @@ def from_status_number(number: int, message: str) -> KjudgeError:
 
 def from_rpc_error(error: grpc.RpcError, *, job_id: Optional[str] = None) -> KjudgeError:
     """The exception for a failed call (grpc.RpcError or grpc.aio.AioRpcError)."""
-    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN  # type: ignore[attr-defined]
-    details = error.details() if hasattr(error, "details") else str(error)  # type: ignore[attr-defined]
+    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+    details = error.details() if hasattr(error, "details") else str(error)
     try:
-        trailing = error.trailing_metadata()  # type: ignore[attr-defined]
+        trailing = error.trailing_metadata()
     except Exception:  # noqa: BLE001 - some error objects carry none
         trailing = None
     return from_status(code or grpc.StatusCode.UNKNOWN, details or "", trailing=trailing, job_id=job_id)

@@ -8,9 +8,9 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 python=${KJUDGE_PYTHON:-/usr/bin/python3}  # Debian's interpreter, the one python3-grpcio is built for
-if ! "$python" -c "import grpc, google.protobuf, grpc_tools, pytest" 2>/dev/null; then
-  echo "python_client: $python lacks grpc, protobuf, grpc_tools or pytest;" \
-       "run deploy/install-deps.sh (python3-grpcio python3-protobuf python3-grpc-tools python3-pytest)" >&2
+if ! "$python" -c "import grpc, google.protobuf, grpc_tools, pytest, mypy" 2>/dev/null; then
+  echo "python_client: $python lacks grpc, protobuf, grpc_tools, pytest or mypy; run deploy/install-deps.sh" \
+       "(python3-venv python3-grpcio python3-protobuf python3-grpc-tools python3-pytest mypy)" >&2
   exit 1
 fi
 work=$(mktemp -d /tmp/kjudge-pyclient.XXXXXX)
@@ -20,4 +20,6 @@ trap 'rm -rf "$work"' EXIT
 (cd "$repo" && "$work/venv/bin/pip" install --quiet --no-build-isolation --no-index ./clients/python)
 # From an empty folder, so `import kjudge` can only find the installed package.
 cd "$work"
+# The package's annotations hold (the generated stubs are left out: they carry none).
+"$work/venv/bin/python" -m mypy --config-file "$repo/clients/python/pyproject.toml" -p kjudge
 exec "$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs "$repo/clients/python/tests" "$@"
