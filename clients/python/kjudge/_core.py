@@ -85,7 +85,8 @@ class Settings:
             try:
                 pem = path.read_bytes()
             except OSError as e:
-                raise errors.KjudgeError(f"tls_ca: cannot read '{path}': {e.strerror}; pass a PEM file", field="tls_ca") from None
+                raise errors.InvalidArgument(f"tls_ca: cannot read '{path}': {e.strerror}; pass a PEM file",
+                                             field="tls_ca") from None
             credentials = grpc.ssl_channel_credentials(root_certificates=pem)
         elif tls:
             credentials = grpc.ssl_channel_credentials()
