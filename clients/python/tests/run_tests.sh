@@ -18,8 +18,9 @@ trap 'rm -rf "$work"' EXIT
 "$python" -m venv --system-site-packages "$work/venv"
 # The documented install, from the repository root.
 (cd "$repo" && "$work/venv/bin/pip" install --quiet --no-build-isolation --no-index ./clients/python)
-# From an empty folder, so `import kjudge` can only find the installed package.
+# From an empty folder, so `import kjudge` can only find the installed package. (No exec: the
+# EXIT trap removes the folder.)
 cd "$work"
 # The package's annotations hold (the generated stubs are left out: they carry none).
 "$work/venv/bin/python" -m mypy --config-file "$repo/clients/python/pyproject.toml" -p kjudge
-exec "$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs "$repo/clients/python/tests" "$@"
+"$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs "$repo/clients/python/tests" "$@"
