@@ -7,6 +7,7 @@
 // cannot shrink or drift silently. On a GPU host tests/gpu/run_corpus.sh runs the same files for
 // CORRECT.
 #include <algorithm>
+#include <iterator>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -51,7 +52,8 @@ TEST(Corpus, LayoutIsComplete) {
   for (const CorpusFile& file : files) {
     problems.insert(file.problem);
     // <level>/<problem>/<style>.cu: the folder names a catalog problem.
-    EXPECT_EQ(std::distance(fs::path(file.path).begin(), fs::path(file.path).end()), 3)
+    const fs::path path(file.path);
+    EXPECT_EQ(std::distance(path.begin(), path.end()), 3)
         << file.path << ": expected tests/corpus/<level>/<problem>/<style>.cu";
     EXPECT_TRUE(fs::exists(SourcePath("problems/" + file.problem + "/problem.toml")))
         << file.path << ": no catalog problem '" << file.problem << "' (problems/" << file.problem

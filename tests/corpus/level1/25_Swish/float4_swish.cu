@@ -1,4 +1,4 @@
-// Style: float4 vectorised grid-stride loop, x * sigmoid(x) with __expf-free expf, explicit tail loop.
+// Style: float4 vectorised grid-stride loop, x * sigmoid(x) written as x / (1 + expf(-x)), explicit tail loop.
 /* kjudge-plan
 swish_f4<<<min(cdiv(M * N, 1024), 65536), 256>>>(X, Y, M * N);
 */

@@ -1,4 +1,4 @@
-// Style: __ldg loads with #pragma unroll 8 on a runtime-bounded loop, one thread per output, mean as sum * (1 / D1).
+// Style: __ldg loads with #pragma unroll 8 on a runtime-bounded loop, one thread per output, mean as sum / D1.
 /* kjudge-plan
 mean_dim1<<<cdiv(B * D2, 128), 128>>>(X, Y, B, D1, D2);
 */

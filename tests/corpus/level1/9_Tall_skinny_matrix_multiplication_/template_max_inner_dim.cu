@@ -1,4 +1,4 @@
-// Style: template on the largest supported inner dimension (plan instantiates 32), whole A rows and B columns of a 32x32 output tile staged in shared memory, generic fallback loop for larger N.
+// Style: template on the largest supported inner dimension (plan instantiates 32), whole A rows and B columns of a 32x32 output tile staged in shared memory, chunked over the inner dimension so any N works.
 /* kjudge-plan
 tall_skinny<32><<<dim3(cdiv(M, 32), cdiv(M, 32)), dim3(32, 8)>>>(A, B, C, M, N);
 */

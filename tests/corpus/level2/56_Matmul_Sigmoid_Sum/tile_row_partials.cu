@@ -1,4 +1,4 @@
-// Style: GEMM tile with a fused sigmoid and an in-block row reduction over the tile's columns (shared memory), per-tile partial row sums in scratch, then a deterministic finishing kernel.
+// Style: GEMM tile with a fused sigmoid and a row reduction over the tile columns with warp shuffles, per-tile partial row sums in scratch, then a deterministic finishing kernel.
 /* kjudge-plan
 scratch part : f32[cdiv(N, 32) * M];
 linear_sigmoid_partial<<<dim3(cdiv(N, 32), cdiv(M, 32)), dim3(32, 8)>>>(X, W, B, part, M, N, K);
