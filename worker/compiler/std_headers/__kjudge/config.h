@@ -27,4 +27,6 @@ namespace std {
 using namespace ::cuda::std;
 }  // namespace std
 
+#include "math_macros.h"
+
 #endif  // KJUDGE_STD_HEADERS_CONFIG_H

@@ -2,7 +2,8 @@
 //
 // Contract: NVRTC already declares the CUDA math library in the global namespace (expf, exp,
 // fmaxf, isnan, ... for float and double, device side); this adds what a C/C++ math header
-// adds on top: the macros (INFINITY, NAN, HUGE_VAL[F], M_PI and friends, FP_*), and the std::
+// adds on top: the FP_* macros (INFINITY, NAN, HUGE_VAL[F], M_PI... come with every header of
+// this folder: math_macros.h), and the std::
 // overloads (std::exp, std::fmax, std::abs, std::isinf, std::isnan, std::signbit...) from
 // NVRTC's own global functions (using ::exp; ... as libstdc++ does, so `using namespace std;`
 // then `exp(x)` is not ambiguous), std::lerp from libcu++, the float-suffixed std::expf...
@@ -10,25 +11,11 @@
 // Not <cuda/std/cmath> nor its isnan/fpclassify pieces: their cuda::std::isnan(float) is a
 // second function beside NVRTC's ::isnan(float), and with `using namespace std;` an unqualified
 // call would be ambiguous. (cub includes <cuda/std/cmath>: README.md says what that means.)
-// INFINITY and NAN are constant expressions, so `constexpr float
-// kNegInf = -INFINITY;` works in device and host code alike.
 #ifndef KJUDGE_STD_HEADERS_MATH_H
 #define KJUDGE_STD_HEADERS_MATH_H
 
 #include "config.h"
 #include <cuda/std/__cmath/lerp.h>
-#include <cuda/std/limits>
-
-// Token for token what libcu++'s <cuda/std/cmath> defines under NVRTC (cub includes it), so
-// both may be seen in one program without a redefinition warning. Constant expressions.
-#define INFINITY _CUDA_VSTD::numeric_limits<float>::infinity()
-#define NAN _CUDA_VSTD::numeric_limits<float>::quiet_NaN()
-#ifndef HUGE_VALF
-#define HUGE_VALF INFINITY
-#endif
-#ifndef HUGE_VAL
-#define HUGE_VAL (__builtin_bit_cast(double, 0x7ff0000000000000ull))
-#endif
 
 #ifndef FP_NAN
 #define FP_NAN 0
@@ -45,38 +32,6 @@
 #define MATH_ERRNO 1
 #define MATH_ERREXCEPT 2
 #define math_errhandling 0
-#endif
-
-// POSIX / glibc constants (double), and the glibc float spellings (M_PIf).
-#ifndef M_PI
-#define M_E 2.7182818284590452354
-#define M_LOG2E 1.4426950408889634074
-#define M_LOG10E 0.43429448190325182765
-#define M_LN2 0.69314718055994530942
-#define M_LN10 2.30258509299404568402
-#define M_PI 3.14159265358979323846
-#define M_PI_2 1.57079632679489661923
-#define M_PI_4 0.78539816339744830962
-#define M_1_PI 0.31830988618379067154
-#define M_2_PI 0.63661977236758134308
-#define M_2_SQRTPI 1.12837916709551257390
-#define M_SQRT2 1.41421356237309504880
-#define M_SQRT1_2 0.70710678118654752440
-#endif
-#ifndef M_PIf
-#define M_Ef 2.7182818284590452354f
-#define M_LOG2Ef 1.4426950408889634074f
-#define M_LOG10Ef 0.43429448190325182765f
-#define M_LN2f 0.69314718055994530942f
-#define M_LN10f 2.30258509299404568402f
-#define M_PIf 3.14159265358979323846f
-#define M_PI_2f 1.57079632679489661923f
-#define M_PI_4f 0.78539816339744830962f
-#define M_1_PIf 0.31830988618379067154f
-#define M_2_PIf 0.63661977236758134308f
-#define M_2_SQRTPIf 1.12837916709551257390f
-#define M_SQRT2f 1.41421356237309504880f
-#define M_SQRT1_2f 0.70710678118654752440f
 #endif
 
 // The C++ <cmath> overloads (float and double) are NVRTC's global functions.
