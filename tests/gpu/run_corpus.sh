@@ -47,6 +47,13 @@ else
   "$BUNDLE/bin/kjudge-worker" --server "$ADDR" --cache-dir "$TMP/cubins" \
     --time-budget-ms "${KJUDGE_TIME_BUDGET_MS:-1000}" >"$OUT/corpus_worker.log" 2>&1 &
   WORKER_PID=$!
+  # A worker without a GPU serves compile-only jobs only: the corpus would wait forever.
+  for _ in $(seq 600); do grep -q "registered with" "$OUT/corpus_worker.log" && break; sleep 0.1; done
+  if grep -q "compile-only mode" "$OUT/corpus_worker.log"; then
+    echo "run_corpus.sh: the worker found no GPU, so nothing can be judged CORRECT here:" >&2
+    grep -m1 "compile-only mode" "$OUT/corpus_worker.log" >&2
+    exit 1
+  fi
 fi
 K=("$BUNDLE/bin/kjudge" --server "$ADDR")
 
