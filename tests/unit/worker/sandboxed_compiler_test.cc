@@ -405,6 +405,7 @@ TEST(StdHeaders, EachHeaderCompilesWithTheNamesKernelsUse) {
   // compiles are separate processes, as in the worker.
   std::atomic<size_t> next{0};
   std::vector<std::thread> threads;
+  threads.reserve(3);
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([&] {
       for (size_t i = next++; i < kCases; i = next++) {
