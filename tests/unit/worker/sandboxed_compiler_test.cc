@@ -331,6 +331,12 @@ const HeaderCase kHeaderCases[] = {
      "i[0] = std::isinf(x[0]) + std::isnan(x[1]) + std::signbit(x[2]) + std::isfinite(x[3]) +"
      " std::isnormal(x[4]) + (std::fpclassify(x[5]) == FP_SUBNORMAL) + std::isless(x[1], x[2]);"
      "d[0] = std::exp(d[1]) + std::isnan(d[2]) + M_PI + HUGE_VAL;"},
+    // C++'s integer and mixed-type overloads: doubles, as with libstdc++.
+    {"#include <cmath>\n",
+     "static_assert(sizeof(std::sqrt(n)) == 8 && sizeof(std::sqrt(x[0])) == 4, \"\");"
+     "static_assert(sizeof(std::pow(x[0], 2.0)) == 8 && sizeof(std::fmax(x[0], d[0])) == 8, \"\");"
+     "x[0] = std::sqrt(n) + std::exp(n) + std::pow(x[1], 2.0) + std::pow(2, n) + std::fabs(n) +"
+     " std::atan2(n, 1) + std::isinf(n) + std::fpclassify(n);"},
     {"#include <math.h>\n",
      "x[0] = -INFINITY + expf(x[1]) + fmaxf(x[2], 0.f) + isinf(x[3]) + M_PI + rsqrtf(x[4]);"},
     {"#include <cmath>\n#include <algorithm>\nusing namespace std;\n",
