@@ -561,6 +561,34 @@ TEST(StdHeaders, DigestFollowsTheContent) {
   fs::remove_all(tmpl);
 }
 
+// A bundle under a folder nobody cannot enter (e.g. /root): as root, the compiler drops to
+// nobody, so the headers are used from a world-readable copy, which goes with the compiler.
+TEST(StdHeaders, HeadersNobodyCannotReachAreUsedFromACopy) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only as root does the compiler change uid";
+  char tmpl[] = "/tmp/kjudge-std-headers-private-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);  // 0700
+  const fs::path hidden = fs::path(tmpl) / "std_headers";
+  fs::copy(StdHeadersDir(), hidden, fs::copy_options::recursive);
+  ASSERT_FALSE(ReadableByOthers(hidden.string()).ok());
+  SandboxedCompilerOptions options = Options();
+  options.std_headers_dir = hidden.string();
+  std::string copy;
+  {
+    const SandboxedCompiler compiler(options);
+    ASSERT_TRUE(compiler.std_headers_status().ok()) << compiler.std_headers_status();
+    copy = compiler.options().include_dirs.front();
+    EXPECT_EQ(copy.rfind("/tmp/kjudge-std-headers-", 0), 0u) << copy;
+    EXPECT_TRUE(ReadableByOthers(copy).ok());
+    absl::StatusOr<CompileOutcome> o = compiler.Compile(Request(
+        "#include <cfloat>\n__global__ void k(float* x) { *x = -INFINITY + FLT_MAX; }\n", {"k"}));
+    ASSERT_TRUE(o.ok()) << o.status();
+    EXPECT_TRUE(o->success) << o->log;
+    EXPECT_NE(o->sandbox.find("uid 65534"), std::string::npos) << o->sandbox;
+  }
+  EXPECT_FALSE(fs::exists(copy));
+  fs::remove_all(tmpl);
+}
+
 TEST(StdHeaders, MissingOrUnreadableDirIsAClearInternalError) {
   SandboxedCompilerOptions options = Options();
   options.std_headers_dir = "/nonexistent/std_headers";
