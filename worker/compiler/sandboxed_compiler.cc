@@ -305,6 +305,30 @@ absl::Status ReadableByOthers(const std::string& dir) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> WorldReadableCopy(const std::string& dir) {
+  char tmpl[] = "/tmp/kjudge-std-headers-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    return absl::FailedPreconditionError(Cat("mkdtemp(", tmpl, "): ", std::strerror(errno)));
+  }
+  const fs::path copy = fs::path(tmpl) / fs::path(dir).filename();
+  std::error_code ec;
+  fs::copy(dir, copy, fs::copy_options::recursive, ec);
+  const fs::perms dir_perms = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec;
+  const fs::perms file_perms = fs::perms::owner_read | fs::perms::owner_write |
+                               fs::perms::group_read | fs::perms::others_read;
+  if (!ec) fs::permissions(tmpl, dir_perms, ec);
+  if (!ec) fs::permissions(copy, dir_perms, ec);
+  for (fs::recursive_directory_iterator it(copy, ec), end; !ec && it != end; it.increment(ec)) {
+    fs::permissions(it->path(), it->is_directory() ? dir_perms : file_perms, ec);
+  }
+  if (ec) {
+    fs::remove_all(tmpl, ec);
+    return absl::FailedPreconditionError(Cat("cannot copy ", dir, " to ", tmpl, ": ", ec.message()));
+  }
+  return copy.string();
+}
+
 SandboxedCompiler::SandboxedCompiler(SandboxedCompilerOptions options)
     : options_(std::move(options)) {
   UseStdHeaders();
@@ -342,7 +366,20 @@ void SandboxedCompiler::UseStdHeaders() {
     }
   }
   if (std_headers_status_.ok() && ::geteuid() == 0 && options_.uid.value_or(65534) != 0) {
-    std_headers_status_ = ReadableByOthers(dir);
+    if (const absl::Status readable = ReadableByOthers(dir); !readable.ok()) {
+      // E.g. a bundle under /root: copy the headers where the compiler's uid can read them.
+      absl::StatusOr<std::string> copy = WorldReadableCopy(dir);
+      if (copy.ok()) {
+        spdlog::info("compiler sandbox: {}; using a world-readable copy of the std_headers at {}",
+                     runner::Sv(readable.message()), *copy);
+        std_headers_copy_ = fs::path(*copy).parent_path().string();
+        dir = *copy;
+      } else {
+        std_headers_status_ = absl::PermissionDeniedError(
+            Cat(runner::Sv(readable.message()), "; and no world-readable copy: ",
+                runner::Sv(copy.status().message())));
+      }
+    }
   }
   if (!std_headers_status_.ok()) {
     spdlog::error("compiler sandbox: {}", runner::Sv(std_headers_status_.message()));
@@ -357,6 +394,10 @@ SandboxedCompiler::~SandboxedCompiler() {
   if (spare.pid > 0) {
     ::close(spare.fd);  // it exits on EOF; Reap kills it if it does not
     Reap(spare.pid, Clock::now() + std::chrono::milliseconds(200));
+  }
+  if (!std_headers_copy_.empty()) {
+    std::error_code ec;
+    fs::remove_all(std_headers_copy_, ec);
   }
 }
 

@@ -81,7 +81,9 @@ class SandboxedCompiler {
   // the cubin cache key (worker/runner/cubin_cache.cc).
   const std::string& include_digest() const { return include_digest_; }
   // OK, or why the std_headers could not be used (every Compile() then returns it as an
-  // INTERNAL_ERROR: a broken installation, not the submission's fault).
+  // INTERNAL_ERROR: a broken installation, not the submission's fault). When they exist but
+  // the compiler's uid could not read them where they are, a WorldReadableCopy() is used
+  // (options().std_headers_dir names it) and removed by the destructor.
   const absl::Status& std_headers_status() const { return std_headers_status_; }
   // The kjudge-compiler command line (without the binary), for logs and tests.
   std::vector<std::string> Arguments() const;
@@ -101,6 +103,7 @@ class SandboxedCompiler {
   SandboxedCompilerOptions options_;
   std::string include_digest_;
   absl::Status std_headers_status_;
+  std::string std_headers_copy_;  // a world-readable copy this object made and removes; "" if none
   mutable std::mutex mu_;
   mutable Spawned spare_;  // guarded by mu_
 };
@@ -123,6 +126,12 @@ absl::StatusOr<std::string> TreeDigest(const std::string& dir);
 // root) can read every file beneath dir: dir and its ancestors searchable by others, files
 // readable by others. Otherwise PERMISSION_DENIED naming the first path that is not.
 absl::Status ReadableByOthers(const std::string& dir);
+
+// A copy of dir that other uids can read: a fresh /tmp/kjudge-std-headers-XXXXXX (mkdtemp:
+// an unpredictable name, created by us, so no other user can plant headers in it), dirs 0755,
+// files 0644. Used when the bundle lives under a folder nobody cannot enter (e.g. /root); the
+// caller removes it.
+absl::StatusOr<std::string> WorldReadableCopy(const std::string& dir);
 
 // CudaIncludeDir() and its cccl/ subdirectory (when present), as real paths.
 std::vector<std::string> DefaultReadDirs();

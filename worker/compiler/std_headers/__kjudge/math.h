@@ -102,6 +102,104 @@ using ::tgamma;
 using ::trunc;
 }  // namespace std
 
+// C++'s "additional overloads": an integer argument is a double (std::sqrt(n) with int n), and
+// mixed float/double/integer arguments are doubles (std::pow(x, 2.0) with float x). NVRTC has
+// only the float and double overloads, so these calls would otherwise be ambiguous. Templates
+// lose to NVRTC's exact float/double matches, so they change nothing else.
+namespace __kjudge {
+template <bool B, typename T = void>
+struct enable_if {};
+template <typename T>
+struct enable_if<true, T> {
+  using type = T;
+};
+template <typename T> struct is_int { static constexpr bool value = false; };
+template <> struct is_int<bool> { static constexpr bool value = true; };
+template <> struct is_int<char> { static constexpr bool value = true; };
+template <> struct is_int<signed char> { static constexpr bool value = true; };
+template <> struct is_int<unsigned char> { static constexpr bool value = true; };
+template <> struct is_int<short> { static constexpr bool value = true; };
+template <> struct is_int<unsigned short> { static constexpr bool value = true; };
+template <> struct is_int<int> { static constexpr bool value = true; };
+template <> struct is_int<unsigned int> { static constexpr bool value = true; };
+template <> struct is_int<long> { static constexpr bool value = true; };
+template <> struct is_int<unsigned long> { static constexpr bool value = true; };
+template <> struct is_int<long long> { static constexpr bool value = true; };
+template <> struct is_int<unsigned long long> { static constexpr bool value = true; };
+template <typename T> struct is_arith { static constexpr bool value = is_int<T>::value; };
+template <> struct is_arith<float> { static constexpr bool value = true; };
+template <> struct is_arith<double> { static constexpr bool value = true; };
+// Two arguments of one floating type are NVRTC's own overload; anything else promotes.
+template <typename A, typename B>
+struct promotes {
+  static constexpr bool value = is_arith<A>::value && is_arith<B>::value &&
+                                !(!is_int<A>::value && !is_int<B>::value && sizeof(A) == sizeof(B));
+};
+}  // namespace __kjudge
+
+#define KJUDGE_INT_OVERLOAD(F, R)                                                            \
+  template <typename T, typename = typename ::__kjudge::enable_if<::__kjudge::is_int<T>::value>::type> \
+  __host__ __device__ inline R F(T x) {                                                      \
+    return ::F(static_cast<double>(x));                                                      \
+  }
+#define KJUDGE_MIXED_OVERLOAD(F)                                                                  \
+  template <typename A, typename B,                                                                \
+            typename = typename ::__kjudge::enable_if<::__kjudge::promotes<A, B>::value>::type>     \
+  __host__ __device__ inline double F(A a, B b) {                                                 \
+    return ::F(static_cast<double>(a), static_cast<double>(b));                                  \
+  }
+namespace std {
+KJUDGE_INT_OVERLOAD(acos, double)
+KJUDGE_INT_OVERLOAD(acosh, double)
+KJUDGE_INT_OVERLOAD(asin, double)
+KJUDGE_INT_OVERLOAD(asinh, double)
+KJUDGE_INT_OVERLOAD(atan, double)
+KJUDGE_INT_OVERLOAD(atanh, double)
+KJUDGE_INT_OVERLOAD(cbrt, double)
+KJUDGE_INT_OVERLOAD(ceil, double)
+KJUDGE_INT_OVERLOAD(cos, double)
+KJUDGE_INT_OVERLOAD(cosh, double)
+KJUDGE_INT_OVERLOAD(erf, double)
+KJUDGE_INT_OVERLOAD(erfc, double)
+KJUDGE_INT_OVERLOAD(exp, double)
+KJUDGE_INT_OVERLOAD(exp2, double)
+KJUDGE_INT_OVERLOAD(expm1, double)
+KJUDGE_INT_OVERLOAD(fabs, double)
+KJUDGE_INT_OVERLOAD(floor, double)
+KJUDGE_INT_OVERLOAD(lgamma, double)
+KJUDGE_INT_OVERLOAD(log, double)
+KJUDGE_INT_OVERLOAD(log10, double)
+KJUDGE_INT_OVERLOAD(log1p, double)
+KJUDGE_INT_OVERLOAD(log2, double)
+KJUDGE_INT_OVERLOAD(logb, double)
+KJUDGE_INT_OVERLOAD(nearbyint, double)
+KJUDGE_INT_OVERLOAD(rint, double)
+KJUDGE_INT_OVERLOAD(round, double)
+KJUDGE_INT_OVERLOAD(sin, double)
+KJUDGE_INT_OVERLOAD(sinh, double)
+KJUDGE_INT_OVERLOAD(sqrt, double)
+KJUDGE_INT_OVERLOAD(tan, double)
+KJUDGE_INT_OVERLOAD(tanh, double)
+KJUDGE_INT_OVERLOAD(tgamma, double)
+KJUDGE_INT_OVERLOAD(trunc, double)
+KJUDGE_INT_OVERLOAD(isfinite, bool)
+KJUDGE_INT_OVERLOAD(isinf, bool)
+KJUDGE_INT_OVERLOAD(isnan, bool)
+KJUDGE_INT_OVERLOAD(signbit, bool)
+KJUDGE_MIXED_OVERLOAD(atan2)
+KJUDGE_MIXED_OVERLOAD(copysign)
+KJUDGE_MIXED_OVERLOAD(fdim)
+KJUDGE_MIXED_OVERLOAD(fmax)
+KJUDGE_MIXED_OVERLOAD(fmin)
+KJUDGE_MIXED_OVERLOAD(fmod)
+KJUDGE_MIXED_OVERLOAD(hypot)
+KJUDGE_MIXED_OVERLOAD(nextafter)
+KJUDGE_MIXED_OVERLOAD(pow)
+KJUDGE_MIXED_OVERLOAD(remainder)
+}  // namespace std
+#undef KJUDGE_INT_OVERLOAD
+#undef KJUDGE_MIXED_OVERLOAD
+
 // C++17 <cmath> declares the float-suffixed names in std:: too; NVRTC has them globally.
 namespace std {
 using ::acosf;
@@ -175,6 +273,10 @@ __host__ __device__ inline int fpclassify(float x) {
 }
 __host__ __device__ inline int fpclassify(double x) {
   return __kjudge_fpclassify(x, 2.22507385850720138309023271733240406e-308);
+}
+template <typename T, typename = typename ::__kjudge::enable_if<::__kjudge::is_int<T>::value>::type>
+__host__ __device__ inline int fpclassify(T x) {
+  return fpclassify(static_cast<double>(x));
 }
 __host__ __device__ inline bool isnormal(float x) { return fpclassify(x) == FP_NORMAL; }
 __host__ __device__ inline bool isnormal(double x) { return fpclassify(x) == FP_NORMAL; }
