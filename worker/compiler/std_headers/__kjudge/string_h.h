@@ -1,5 +1,5 @@
 // kjudge std_headers internals: the body of <cstring> and <string.h>: memcpy and memset (NVRTC
-// declares them for device code) and libcu++'s <cuda/std/cstring> (memcmp, strlen...), std:: too.
+// declares them for device code) and libcu++'s <cuda/std/cstring> (memcmp, memmove, memchr), std:: too.
 #ifndef KJUDGE_STD_HEADERS_STRING_H_H
 #define KJUDGE_STD_HEADERS_STRING_H_H
 
