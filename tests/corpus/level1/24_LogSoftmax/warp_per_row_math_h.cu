@@ -25,7 +25,9 @@ extern "C" __global__ void log_softmax_warp(const float* __restrict__ X, float* 
   float sum = 0.f;
   for (int j = lane; j < N; j += 32) sum += expf(x[j] - mx);
   sum = warp_sum(sum);
-  const float log_z = mx + logf(sum);
+  // (x - max) - log(sum), not x - (max + log(sum)): at |x| ~ 400 the sum max + log(sum) rounds
+  // to 3e-5, which lands in every output near 0 (the stress shape's tolerance is 1e-5 there).
+  const float log_sum = logf(sum);
   float* y = Y + (size_t)row * N;
-  for (int j = lane; j < N; j += 32) y[j] = x[j] - log_z;
+  for (int j = lane; j < N; j += 32) y[j] = (x[j] - mx) - log_sum;
 }
