@@ -99,13 +99,18 @@ TEST(Catalog, HasTheIssueFourBreadth) {
 // the max shift, which passes on N(0, 1) inputs, overflows and fails.
 TEST(Catalog, NumericallySensitiveProblemsHaveAStressShape) {
   const std::vector<std::pair<std::string, double>> sensitive = {
-      {"level1/23_Softmax", 100.0},        {"level1/24_LogSoftmax", 100.0},
+      // LogSoftmax at x30: enough for exp to overflow without the max shift, small enough that
+      // a stable kernel forming x - (max + log(sum)) stays within atol (problem.toml says why).
+      {"level1/23_Softmax", 100.0},        {"level1/24_LogSoftmax", 30.0},
       {"level1/95_CrossEntropyLoss", 100.0}, {"level1/98_KLDivLoss", 100.0},
       {"level1/100_HingeLoss", 100.0},     {"level1/94_MSELoss", 1000.0},
       {"level1/33_BatchNorm", 1000.0},     {"level1/34_InstanceNorm", 1000.0},
       {"level1/35_GroupNorm_", 1000.0},    {"level1/36_RMSNorm_", 1000.0},
       {"level1/37_FrobeniusNorm_", 1000.0}, {"level1/38_L1Norm_", 1000.0},
       {"level1/39_L2Norm_", 1000.0},       {"level1/40_LayerNorm", 1000.0},
+      {"level2/99_Matmul_GELU_Softmax", 35.0},
+      {"level2/bert_gemm_bias_add_layernorm", 1000.0},
+      {"level2/bert_gemm_bias_gelu_add_layernorm", 1000.0},
   };
   for (const auto& [name, min_scale] : sensitive) {
     absl::StatusOr<ProblemFiles> files = LoadProblemDir(kRoot / name, name);
