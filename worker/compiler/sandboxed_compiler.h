@@ -27,7 +27,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "worker/runner/nvrtc_compiler.h"
+#include "worker/gpu/nvrtc_compiler.h"
+#include "worker/process/child_process.h"
+#include "worker/process/unique_fd.h"
 
 namespace kjudge::compiler {
 
@@ -78,11 +80,11 @@ class SandboxedCompiler {
 
  private:
   struct Spawned {
-    pid_t pid = -1;
-    int fd = -1;  // our end of its fd 3
+    process::ChildProcess child;
+    process::UniqueFd fd;  // our end of its fd 3
   };
   absl::StatusOr<Spawned> Launch() const;
-  // A live spare, or pid -1 when none.
+  // A live spare, or an empty Spawned (child.pid() -1) when none.
   Spawned TakeSpare() const;
   void StartSpare() const;
 
