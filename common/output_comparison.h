@@ -24,7 +24,7 @@
 //         while RMS(ref) > atol.
 //     The rule reads only summary statistics (DegenerateStats: count, min/max/max|.| of the
 //     output, min/max/max|.|/sum of squares of the reference): ClassifyDegenerate() is the one
-//     rule, used here and by the runner's device-side comparison (worker/runner/
+//     rule, used here and by the runner's device-side comparison (worker/judge/
 //     device_utilities.h reduces bench-shape outputs to the same statistics), and
 //     DescribeDegenerate() its sentence, so both paths fail the same outputs with the same words.
 // Statistics over all tensors: max abs error, max rel error (over elements with expected != 0),

@@ -26,7 +26,7 @@ LeaseRef LeaseOf(const WorkerRecord& worker, const std::string& job_id, const st
 
 // The baselines the runner will measure for a fully judged job on this worker: per benchmark
 // shape, "reference" and each library baseline of the problem, unless cached for its hardware
-// key. The runner's own rule (worker/runner/verdict_protocol.h) measures exactly what
+// key. The runner's own rule (worker/judge/verdict_protocol.h) measures exactly what
 // RunSpec.cached_baselines lacks, and the server sends it the same cached list, so asking for
 // this set and accepting only it keeps the two in step. (A library baseline of a kind the
 // runner does not know is asked for and never delivered: harmless.)

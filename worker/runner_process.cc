@@ -24,21 +24,6 @@ absl::Status Errno(absl::string_view what) {
 // The runner speaks the protocol on this descriptor (--protocol-fd), never on stdout.
 constexpr int kProtocolFd = 3;
 
-// In the child, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void ExecChild(int channel, const std::vector<char*>& argv) {
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-  dup2(STDERR_FILENO, STDOUT_FILENO);  // anything printed lands in the log
-  dup2(channel, kProtocolFd);
-  // Close everything else we inherited (sockets, the database, other pipes).
-  for (int fd = kProtocolFd + 1; fd < 1024; ++fd) close(fd);
-  signal(SIGPIPE, SIG_DFL);
-  execv(argv[0], argv.data());
-  _exit(127);
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RunnerProcess>> RunnerProcess::Spawn(
@@ -48,29 +33,32 @@ absl::StatusOr<std::unique_ptr<RunnerProcess>> RunnerProcess::Spawn(
   }
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return Errno("socketpair");
-  std::vector<std::string> storage = {path};
-  storage.insert(storage.end(), args.begin(), args.end());
-  storage.emplace_back("--protocol-fd");
-  storage.emplace_back(std::to_string(kProtocolFd));
-  std::vector<char*> argv;
-  argv.reserve(storage.size() + 1);
-  for (std::string& arg : storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> argv = args;
+  argv.emplace_back("--protocol-fd");
+  argv.emplace_back(std::to_string(kProtocolFd));
 
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    return Errno("fork");
-  }
-  if (pid == 0) ExecChild(sv[1], argv);
-  setpgid(pid, pid);  // also from the parent, so Kill works even before the child ran
+  // fork + exec (ChildProcess): the parent-death signal can only be set in the child.
+  process::SpawnSpec spec;
+  spec.path = path;
+  spec.args = std::move(argv);
+  spec.channel_fd = sv[1];
+  spec.stdout_fd = STDERR_FILENO;  // anything printed lands in the log
+  spec.default_sigpipe = true;
+  spec.own_process_group = true;
+  spec.die_with_parent = true;
+  absl::StatusOr<process::ChildProcess> child = process::ChildProcess::Spawn(spec);
   close(sv[1]);
-  return std::unique_ptr<RunnerProcess>(new RunnerProcess(pid, sv[0], sv[0]));
+  if (!child.ok()) {
+    close(sv[0]);
+    return child.status();
+  }
+  return std::unique_ptr<RunnerProcess>(new RunnerProcess(*std::move(child), sv[0], sv[0]));
 }
 
 RunnerProcess::~RunnerProcess() {
   Kill();
+  // Still not reaped 5 s after SIGKILL: left as it was, not waited for here.
+  if (!reaped_) (void)child_.Release();
   close(in_fd_);
   if (out_fd_ != in_fd_) close(out_fd_);
 }
@@ -113,33 +101,25 @@ absl::StatusOr<std::string> RunnerProcess::ReadLine(Clock::time_point deadline) 
 
 void RunnerProcess::Kill() {
   if (reaped_) return;
-  kill(-pid_, SIGKILL);
-  kill(pid_, SIGKILL);
+  child_.Kill();
   WaitAndDescribe(std::chrono::milliseconds(5000));
 }
 
 std::string RunnerProcess::WaitAndDescribe(std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (!reaped_) {
-    const pid_t done = waitpid(pid_, &wait_status_, WNOHANG);
-    if (done == pid_) {
+    const process::ChildProcess::Poll done = child_.PollExit();
+    if (done == process::ChildProcess::Poll::kReaped) {
       reaped_ = true;
       break;
     }
-    if (done < 0 && errno != EINTR) break;
+    if (done == process::ChildProcess::Poll::kError) break;
     if (Clock::now() >= deadline) return "still running";
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (!reaped_) return "in an unknown state";
-  if (WIFEXITED(wait_status_)) {
-    exit_code_ = WEXITSTATUS(wait_status_);
-    return absl::StrCat("exited with status ", *exit_code_);
-  }
-  if (WIFSIGNALED(wait_status_)) {
-    const int sig = WTERMSIG(wait_status_);
-    return absl::StrCat("was killed by signal ", sig, " (", strsignal(sig), ")");
-  }
-  return "ended";
+  if (WIFEXITED(child_.wait_status())) exit_code_ = WEXITSTATUS(child_.wait_status());
+  return child_.DescribeExit();
 }
 
 }  // namespace kjudge::worker

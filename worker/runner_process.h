@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "worker/process/child_process.h"
 
 namespace kjudge::worker {
 
@@ -38,17 +39,18 @@ class RunnerProcess {
   std::string WaitAndDescribe(std::chrono::milliseconds timeout);
   // The exit status once reaped, if it exited normally.
   std::optional<int> exit_code() const { return exit_code_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return pid_; }  // kept after the child is reaped
 
  private:
-  RunnerProcess(pid_t pid, int in_fd, int out_fd) : pid_(pid), in_fd_(in_fd), out_fd_(out_fd) {}
+  RunnerProcess(process::ChildProcess child, int in_fd, int out_fd)
+      : child_(std::move(child)), pid_(child_.pid()), in_fd_(in_fd), out_fd_(out_fd) {}
 
+  process::ChildProcess child_;
   pid_t pid_;
   int in_fd_;
   int out_fd_;
   std::string buffer_;
   bool reaped_ = false;
-  int wait_status_ = 0;
   std::optional<int> exit_code_;
 };
 

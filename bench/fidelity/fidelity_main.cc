@@ -1,6 +1,6 @@
 // kjudge-bench-fidelity: how faithful are kjudge's timings? For a set of kernels from ~5 us to
 // ~5 ms (device copies, cuBLAS SGEMM, catalog example solutions), measures
-//   (a) kjudge's median through the runner's own TimeRuns() (worker/runner/timing.h: the same
+//   (a) kjudge's median through the runner's own TimeRuns() (worker/gpu/timing.h: the same
 //       warm-up, L2 flush, CUDA events and stopping rule as the verdict protocol),
 //   (b) independently, in the same runs, the CUPTI Activity API durations of the run's own
 //       device work (the L2-flush memset excluded), median over the same timed samples,
@@ -29,18 +29,18 @@
 #include "bench/fidelity/cupti_tracer.h"
 #include "bench/fidelity/report.h"
 #include "bench/fidelity/workloads.h"
-#include "worker/runner/baseline_registry.h"
-#include "worker/runner/clock_monitor.h"
-#include "worker/runner/cubin_cache.h"
-#include "worker/runner/device_buffer.h"
-#include "worker/runner/device_utilities.h"
-#include "worker/runner/event_overhead.h"
-#include "worker/runner/gpu_context.h"
-#include "worker/runner/job_setup.h"
-#include "worker/runner/nvrtc_compiler.h"
-#include "worker/runner/runner_error.h"
-#include "worker/runner/str_util.h"
-#include "worker/runner/timing.h"
+#include "worker/judge/baseline_registry.h"
+#include "worker/gpu/clock_monitor.h"
+#include "worker/judge/cubin_cache.h"
+#include "worker/gpu/device_buffer.h"
+#include "worker/judge/device_utilities.h"
+#include "worker/judge/event_overhead.h"
+#include "worker/judge/gpu_context.h"
+#include "worker/gpu/job_setup.h"
+#include "worker/gpu/nvrtc_compiler.h"
+#include "worker/gpu/runner_error.h"
+#include "worker/gpu/str_util.h"
+#include "worker/gpu/timing.h"
 
 namespace kjudge::bench {
 namespace {
@@ -273,7 +273,7 @@ int Main(const Options& o) {
     return load_errors.empty() ? 0 : 1;
   }
 
-  // The GPU-side state a runner keeps across jobs (worker/runner/main.cc's SetUpGpu).
+  // The GPU-side state a runner keeps across jobs (worker/judge/main.cc's SetUpGpu).
   absl::StatusOr<runner::Stream> stream = runner::Stream::Create();
   if (!stream.ok()) {
     std::cerr << "kjudge-bench-fidelity: " << Msg(stream.status()) << "\n";
@@ -294,7 +294,7 @@ int Main(const Options& o) {
   env.utilities = &*utilities;
   env.libraries = &*libraries;
 
-  // The runner's timing options (worker/runner/main.cc): defaults, its time budget and its
+  // The runner's timing options (worker/judge/main.cc): defaults, its time budget and its
   // SM-clock monitor (samples under 75% of the max SM clock are discarded).
   const std::unique_ptr<runner::ClockMonitor> clock = runner::ClockMonitor::Open(o.device);
   runner::TimingOptions timing;

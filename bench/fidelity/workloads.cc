@@ -5,11 +5,11 @@
 #include <utility>
 
 #include "kjudge/v1/kjudge.pb.h"
-#include "worker/runner/device_buffer.h"
-#include "worker/runner/device_tensors.h"
-#include "worker/runner/guard_bands.h"
-#include "worker/runner/runner_error.h"
-#include "worker/runner/str_util.h"
+#include "worker/gpu/device_buffer.h"
+#include "worker/judge/device_tensors.h"
+#include "worker/gpu/guard_bands.h"
+#include "worker/gpu/runner_error.h"
+#include "worker/gpu/str_util.h"
 
 namespace kjudge::bench {
 namespace {

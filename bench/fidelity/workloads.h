@@ -30,14 +30,14 @@
 
 #include "absl/status/statusor.h"
 #include "common/problem_dir.h"
-#include "worker/runner/baseline_registry.h"
-#include "worker/runner/cubin_cache.h"
-#include "worker/runner/cuda_module.h"
-#include "worker/runner/device_utilities.h"
-#include "worker/runner/gpu_context.h"
-#include "worker/runner/job_setup.h"
-#include "worker/runner/plan_executor.h"
-#include "worker/runner/timing.h"
+#include "worker/judge/baseline_registry.h"
+#include "worker/judge/cubin_cache.h"
+#include "worker/gpu/cuda_module.h"
+#include "worker/judge/device_utilities.h"
+#include "worker/judge/gpu_context.h"
+#include "worker/gpu/job_setup.h"
+#include "worker/gpu/plan_executor.h"
+#include "worker/gpu/timing.h"
 
 namespace kjudge::bench {
 
@@ -98,6 +98,6 @@ absl::StatusOr<std::vector<Workload>> CublasWorkloads(std::shared_ptr<LoadedProb
 
 std::string BytesLabel(size_t bytes);  // "16 MiB", "4 GiB"
 
-inline constexpr int kMaxInputSets = 4;  // as worker/runner/verdict_protocol.cc
+inline constexpr int kMaxInputSets = 4;  // as worker/judge/verdict_protocol.cc
 
 }  // namespace kjudge::bench

@@ -1,6 +1,6 @@
 // event_overhead_probe: where do the ~2.5 us that CUDA events add over CUPTI's kernel
 // durations come from, and does anything but calibration remove them? (Evidence behind
-// worker/runner/event_overhead.h; results in docs/fidelity.md.)
+// worker/judge/event_overhead.h; results in docs/fidelity.md.)
 //
 // Each sample: a 120 MiB memset (L2 flush), then a variant bracketed by two events; 300
 // samples per variant, medians. Variants: an empty event pair, empty kernels, a kernel that

@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "common/problem_dir.h"
-#include "worker/runner/job_setup.h"
-#include "worker/runner/nvrtc_compiler.h"
+#include "worker/gpu/job_setup.h"
+#include "worker/gpu/nvrtc_compiler.h"
 
 namespace kjudge {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "worker/runner/runner_error.h"
-#include "worker/runner/str_util.h"
+#include "worker/gpu/runner_error.h"
+#include "worker/gpu/str_util.h"
 
 namespace kjudge::candidate {
 namespace {

@@ -16,13 +16,13 @@
 
 #include "absl/status/statusor.h"
 #include "kjudge/v1/candidate.pb.h"
-#include "worker/runner/cuda_module.h"
-#include "worker/runner/device_buffer.h"
-#include "worker/runner/job_setup.h"
-#include "worker/runner/message_channel.h"
-#include "worker/runner/plan_executor.h"
-#include "worker/runner/shared_allocation.h"
-#include "worker/runner/timing.h"
+#include "worker/gpu/cuda_module.h"
+#include "worker/gpu/device_buffer.h"
+#include "worker/gpu/job_setup.h"
+#include "worker/gpu/message_channel.h"
+#include "worker/gpu/plan_executor.h"
+#include "worker/gpu/shared_allocation.h"
+#include "worker/gpu/timing.h"
 
 namespace kjudge::candidate {
 

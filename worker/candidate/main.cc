@@ -19,8 +19,8 @@
 #include <cuda_runtime_api.h>
 
 #include "worker/candidate/candidate_session.h"
-#include "worker/runner/message_channel.h"
-#include "worker/runner/runner_error.h"
+#include "worker/gpu/message_channel.h"
+#include "worker/gpu/runner_error.h"
 
 namespace {
 

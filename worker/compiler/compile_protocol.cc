@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
-#include "worker/runner/str_util.h"
+#include "worker/gpu/str_util.h"
 
 namespace kjudge::compiler {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "worker/runner/str_util.h"
+#include "worker/gpu/str_util.h"
 
 // Debian 12's linux-libc-dev (6.1) knows Landlock ABI 1-2 only; the kernels we run on know
 // more. Everything newer is defined here with the values of the upstream uapi header, so the

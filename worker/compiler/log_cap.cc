@@ -1,6 +1,6 @@
 #include "worker/compiler/log_cap.h"
 
-#include "worker/runner/str_util.h"
+#include "worker/gpu/str_util.h"
 
 namespace kjudge::compiler {
 

@@ -9,7 +9,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "worker/runner/str_util.h"
+#include "worker/gpu/str_util.h"
 #include "worker/compiler/landlock.h"
 #include "worker/compiler/seccomp_filter.h"
 

@@ -21,13 +21,14 @@
 #include <spdlog/spdlog.h>
 
 #include "common/sha256.h"
-#include "worker/runner/str_util.h"
+#include "worker/gpu/str_util.h"
 #include "worker/compiler/compile_protocol.h"
-#include "worker/compiler/unique_fd.h"
-#include "worker/runner/runner_error.h"
+#include "worker/process/unique_fd.h"
+#include "worker/gpu/runner_error.h"
 
 namespace kjudge::compiler {
 
+using process::UniqueFd;
 using runner::Append;
 using runner::Cat;
 namespace {
@@ -98,59 +99,6 @@ Io RecvExactly(int fd, std::string* out, size_t size, Clock::time_point deadline
   return Io::kOk;
 }
 
-struct ChildExit {
-  int status = 0;
-  rusage usage{};
-  bool killed_by_us = false;
-};
-
-// Reaps the child; past the deadline it is killed first. Always reaps (no zombie).
-ChildExit Reap(pid_t pid, Clock::time_point deadline) {
-  ChildExit exit;
-  while (true) {
-    const pid_t r = ::wait4(pid, &exit.status, WNOHANG, &exit.usage);
-    if (r == pid || (r < 0 && errno != EINTR)) return exit;
-    if (Clock::now() >= deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ::kill(pid, SIGKILL);
-  exit.killed_by_us = true;
-  while (::wait4(pid, &exit.status, 0, &exit.usage) < 0 && errno == EINTR) {
-  }
-  return exit;
-}
-
-// Owns the spawned child until it is reaped: kills and reaps it on every early return.
-class Child {
- public:
-  explicit Child(pid_t pid) : pid_(pid) {}
-  ~Child() {
-    if (pid_ > 0) Reap(pid_, Clock::now());
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ChildExit Finish(Clock::time_point deadline) {
-    ChildExit exit = Reap(pid_, deadline);
-    pid_ = -1;
-    return exit;
-  }
-
- private:
-  pid_t pid_;
-};
-
-class FileActions {
- public:
-  FileActions() { posix_spawn_file_actions_init(&actions_); }
-  ~FileActions() { posix_spawn_file_actions_destroy(&actions_); }
-  FileActions(const FileActions&) = delete;
-  FileActions& operator=(const FileActions&) = delete;
-  posix_spawn_file_actions_t* get() { return &actions_; }
-
- private:
-  posix_spawn_file_actions_t actions_;
-};
-
 // Only what NVRTC needs to be found and to find the CUDA headers.
 std::vector<std::string> ChildEnvironment() {
   std::vector<std::string> env;
@@ -158,34 +106,6 @@ std::vector<std::string> ChildEnvironment() {
     if (const char* value = std::getenv(name); value != nullptr) env.push_back(Cat(name, "=", value));
   }
   return env;
-}
-
-absl::StatusOr<pid_t> Spawn(const std::string& binary, const std::vector<std::string>& args,
-                            int child_fd) {
-  FileActions actions;
-  // dup2 onto 3 clears close-on-exec (also when child_fd is already 3: glibc >= 2.29).
-  int rc = posix_spawn_file_actions_adddup2(actions.get(), child_fd, 3);
-  if (rc == 0) rc = posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
-  if (rc == 0) rc = posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0);
-  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(actions.get(), 4);
-  if (rc != 0) return Internal(Cat("posix_spawn_file_actions: ", std::strerror(rc)));
-
-  std::vector<std::string> argv_storage = {binary};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(argv_storage.size() + 1);
-  for (std::string& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_storage = ChildEnvironment();
-  std::vector<char*> envp;
-  envp.reserve(env_storage.size() + 1);
-  for (std::string& e : env_storage) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  pid_t pid = -1;
-  rc = posix_spawn(&pid, binary.c_str(), actions.get(), nullptr, argv.data(), envp.data());
-  if (rc != 0) return Internal(Cat("posix_spawn(", binary, "): ", std::strerror(rc)));
-  return pid;
 }
 
 double MsSince(Clock::time_point start) {
@@ -390,10 +310,10 @@ void SandboxedCompiler::UseStdHeaders() {
 }
 
 SandboxedCompiler::~SandboxedCompiler() {
-  const Spawned spare = TakeSpare();
-  if (spare.pid > 0) {
-    ::close(spare.fd);  // it exits on EOF; Reap kills it if it does not
-    Reap(spare.pid, Clock::now() + std::chrono::milliseconds(200));
+  Spawned spare = TakeSpare();
+  if (spare.child.running()) {
+    spare.fd.Reset();  // it exits on EOF; ReapBy kills it if it does not
+    spare.child.ReapBy(Clock::now() + std::chrono::milliseconds(200));
   }
   if (!std_headers_copy_.empty()) {
     std::error_code ec;
@@ -408,24 +328,27 @@ absl::StatusOr<SandboxedCompiler::Spawned> SandboxedCompiler::Launch() const {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return Errno("socketpair");
   UniqueFd parent_end(fds[0]);
   UniqueFd child_end(fds[1]);
-  absl::StatusOr<pid_t> pid = Spawn(*binary, Arguments(), child_end.get());
-  if (!pid.ok()) return pid.status();
+  // Its fd 3 is the channel; stdin and stdout /dev/null; stderr ours (its own log lines).
+  process::SpawnSpec spec;
+  spec.path = *binary;
+  spec.args = Arguments();
+  spec.env = ChildEnvironment();
+  spec.channel_fd = child_end.get();
+  spec.stdout_fd = process::SpawnSpec::kDevNull;
+  spec.spawn_call = Cat("posix_spawn(", *binary, ")");
+  absl::StatusOr<process::ChildProcess> child = process::ChildProcess::Spawn(spec);
+  if (!child.ok()) return Internal(runner::Sv(child.status().message()));
   if (::fcntl(parent_end.get(), F_SETFL, O_NONBLOCK) != 0) {
-    Reap(*pid, Clock::now());
-    return Errno("fcntl(O_NONBLOCK)");
+    return Errno("fcntl(O_NONBLOCK)");  // ~ChildProcess kills and reaps it
   }
-  return Spawned{*pid, parent_end.release()};
+  return Spawned{*std::move(child), std::move(parent_end)};
 }
 
 SandboxedCompiler::Spawned SandboxedCompiler::TakeSpare() const {
   std::lock_guard<std::mutex> lock(mu_);
   Spawned s = std::exchange(spare_, Spawned{});
-  if (s.pid > 0) {
-    int status = 0;
-    if (::waitpid(s.pid, &status, WNOHANG) != 0) {  // it died while waiting: not usable
-      ::close(s.fd);
-      return Spawned{};
-    }
+  if (s.child.running() && s.child.PollExit() != process::ChildProcess::Poll::kRunning) {
+    return Spawned{};  // it died while waiting: not usable (its fd closes with `s`)
   }
   return s;
 }
@@ -434,12 +357,12 @@ void SandboxedCompiler::StartSpare() const {
   absl::StatusOr<Spawned> s = Launch();
   if (!s.ok()) return;  // the next Compile() spawns its own and reports why it cannot
   std::lock_guard<std::mutex> lock(mu_);
-  if (spare_.pid > 0) {
-    ::close(s->fd);
-    Reap(s->pid, Clock::now());
+  if (spare_.child.running()) {
+    s->fd.Reset();
+    s->child.ReapBy(Clock::now());
     return;
   }
-  spare_ = *s;
+  spare_ = *std::move(s);
 }
 
 std::vector<std::string> SandboxedCompiler::Arguments() const {
@@ -467,12 +390,13 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
     return LimitOutcome(kLimitSource, limits.source_bytes);
   }
   Spawned spawned = TakeSpare();
-  if (spawned.pid <= 0) {
+  if (!spawned.child.running()) {
     KJ_ASSIGN_OR_RETURN(spawned, Launch());
   }
   StartSpare();  // the next compile's process gets ready while this one compiles
-  UniqueFd parent_end(spawned.fd);
-  Child child(spawned.pid);
+  UniqueFd parent_end = std::move(spawned.fd);
+  // Killed and reaped on every early return (~ChildProcess).
+  process::ChildProcess child = std::move(spawned.child);
 
   const auto deadline = start + std::chrono::seconds(limits.wall_seconds);
   ProtocolRequest wire;
@@ -496,20 +420,23 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
   }
   // A complete response: the child exits right away; give it a moment, not the whole budget.
   const bool answered = io == Io::kOk && size.ok();
-  const ChildExit exit =
-      child.Finish(answered ? std::min(deadline, Clock::now() + std::chrono::seconds(5)) : deadline);
-  const int64_t peak_rss_kib = exit.usage.ru_maxrss;
-  const double cpu_s = static_cast<double>(exit.usage.ru_utime.tv_sec + exit.usage.ru_stime.tv_sec) +
-                       1e-6 * static_cast<double>(exit.usage.ru_utime.tv_usec + exit.usage.ru_stime.tv_usec);
+  // Reaped in any case; past its deadline it is killed first.
+  const bool killed_by_us =
+      child.ReapBy(answered ? std::min(deadline, Clock::now() + std::chrono::seconds(5)) : deadline);
+  const int exit_status = child.wait_status();
+  const rusage& usage = child.usage();
+  const int64_t peak_rss_kib = usage.ru_maxrss;
+  const double cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 
   if (!answered) {
     runner::CompileOutcome outcome;
-    const int sig = WIFSIGNALED(exit.status) ? WTERMSIG(exit.status) : 0;
-    if (io == Io::kDeadline || (exit.killed_by_us && sig == SIGKILL)) {
+    const int sig = WIFSIGNALED(exit_status) ? WTERMSIG(exit_status) : 0;
+    if (io == Io::kDeadline || (killed_by_us && sig == SIGKILL)) {
       outcome = LimitOutcome(kLimitTime, static_cast<uint64_t>(limits.wall_seconds));
     } else if (sig == SIGXCPU || (sig == SIGKILL && cpu_s >= limits.cpu_seconds)) {
       outcome = LimitOutcome(kLimitCpu, static_cast<uint64_t>(limits.cpu_seconds));
-    } else if ((WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == kCompilerExitOutOfMemory) ||
+    } else if ((WIFEXITED(exit_status) && WEXITSTATUS(exit_status) == kCompilerExitOutOfMemory) ||
                (sig != 0 && static_cast<uint64_t>(peak_rss_kib) * 2 >= limits.memory_mib << 10)) {
       // Our own allocation failed, or a crash with half the address-space limit resident: an
       // allocation past RLIMIT_AS that was not checked.
@@ -519,7 +446,7 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
     } else {
       return Internal(Cat(kBinaryName, " ended without a response (",
                                    sig != 0 ? Cat("signal ", sig)
-                                            : Cat("exit status ", WEXITSTATUS(exit.status)),
+                                            : Cat("exit status ", WEXITSTATUS(exit_status)),
                                    ", peak RSS ", peak_rss_kib >> 10, " MiB)"));
     }
     outcome.peak_rss_kib = peak_rss_kib;

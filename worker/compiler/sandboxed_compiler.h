@@ -27,7 +27,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "worker/runner/nvrtc_compiler.h"
+#include "worker/gpu/nvrtc_compiler.h"
+#include "worker/process/child_process.h"
+#include "worker/process/unique_fd.h"
 
 namespace kjudge::compiler {
 
@@ -78,7 +80,7 @@ class SandboxedCompiler {
   // include_dirs holds the std_headers dir first (when used) once constructed.
   const SandboxedCompilerOptions& options() const { return options_; }
   // TreeDigest of every include dir, in order: changes whenever a header does, so it goes into
-  // the cubin cache key (worker/runner/cubin_cache.cc).
+  // the cubin cache key (worker/judge/cubin_cache.cc).
   const std::string& include_digest() const { return include_digest_; }
   // OK, or why the std_headers could not be used (every Compile() then returns it as an
   // INTERNAL_ERROR: a broken installation, not the submission's fault). When they exist but
@@ -90,11 +92,11 @@ class SandboxedCompiler {
 
  private:
   struct Spawned {
-    pid_t pid = -1;
-    int fd = -1;  // our end of its fd 3
+    process::ChildProcess child;
+    process::UniqueFd fd;  // our end of its fd 3
   };
   absl::StatusOr<Spawned> Launch() const;
-  // A live spare, or pid -1 when none.
+  // A live spare, or an empty Spawned (child.pid() -1) when none.
   Spawned TakeSpare() const;
   void StartSpare() const;
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "worker/runner/str_util.h"
+#include "worker/gpu/str_util.h"
 
 namespace kjudge::compiler {
 

@@ -1,4 +1,4 @@
-// Library baselines (worker/runner/baseline_registry.h). Param validation and the catalog's
+// Library baselines (worker/judge/baseline_registry.h). Param validation and the catalog's
 // [[baseline]] entries are checked without a GPU (validation-only mode); each kind's output is
 // checked against a host computation in double on small awkward shapes when a GPU is present
 // (skipped visibly otherwise).
@@ -17,9 +17,9 @@
 #include <gtest/gtest.h>
 
 #include "common/problem_dir.h"
-#include "worker/runner/baseline_registry.h"
-#include "worker/runner/device_buffer.h"
-#include "worker/runner/runner_error.h"
+#include "worker/judge/baseline_registry.h"
+#include "worker/gpu/device_buffer.h"
+#include "worker/gpu/runner_error.h"
 
 namespace kjudge::runner {
 namespace {

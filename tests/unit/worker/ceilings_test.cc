@@ -1,5 +1,5 @@
 // Ceilings and the physical floor (no GPU needed), and the NVML clock monitor's failure path.
-#include "worker/runner/ceilings.h"
+#include "worker/judge/ceilings.h"
 
 #include <string>
 #include <utility>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/worker/test_problem.h"
-#include "worker/runner/clock_monitor.h"
+#include "worker/gpu/clock_monitor.h"
 
 namespace kjudge::runner {
 namespace {

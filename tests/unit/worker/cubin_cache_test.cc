@@ -1,4 +1,4 @@
-#include "worker/runner/cubin_cache.h"
+#include "worker/judge/cubin_cache.h"
 
 #include <unistd.h>
 

@@ -16,8 +16,8 @@
 #include "proto/proto_json.h"
 #include "tests/unit/worker/runner_spawn.h"
 #include "tests/unit/worker/test_problem.h"
-#include "worker/runner/ceilings.h"
-#include "worker/runner/verdict_protocol.h"
+#include "worker/judge/ceilings.h"
+#include "worker/judge/verdict_protocol.h"
 
 namespace kjudge::runner {
 namespace {

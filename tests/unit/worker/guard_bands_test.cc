@@ -1,6 +1,6 @@
 // Guard bands without a GPU: the host pattern, the regions a check covers, and the message an
 // out-of-bounds write produces.
-#include "worker/runner/guard_bands.h"
+#include "worker/gpu/guard_bands.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "worker/runner/job_setup.h"
+#include "worker/gpu/job_setup.h"
 
 namespace kjudge::runner {
 namespace {

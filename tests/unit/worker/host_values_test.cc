@@ -1,4 +1,4 @@
-#include "worker/runner/host_values.h"
+#include "worker/judge/host_values.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,10 +1,10 @@
-#include "worker/runner/job_setup.h"
+#include "worker/gpu/job_setup.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "tests/unit/worker/test_problem.h"
-#include "worker/runner/runner_error.h"
+#include "worker/gpu/runner_error.h"
 
 namespace kjudge::runner {
 namespace {

@@ -1,5 +1,5 @@
 // MessageChannel: the judge <-> candidate framing, with descriptors passed alongside (no GPU).
-#include "worker/runner/message_channel.h"
+#include "worker/gpu/message_channel.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>

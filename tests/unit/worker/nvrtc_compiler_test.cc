@@ -1,10 +1,10 @@
 // NVRTC needs no GPU: these run in CI.
-#include "worker/runner/nvrtc_compiler.h"
+#include "worker/gpu/nvrtc_compiler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "worker/runner/device_utilities.h"
+#include "worker/judge/device_utilities.h"
 
 namespace kjudge::runner {
 namespace {

@@ -1,4 +1,4 @@
-#include "worker/runner/runner_error.h"
+#include "worker/gpu/runner_error.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include "kjudge/v1/runner.pb.h"
 #include "tests/unit/worker/runner_spawn.h"
 #include "tests/unit/worker/test_problem.h"
-#include "worker/runner/runner_io.h"
+#include "worker/judge/runner_io.h"
 
 namespace kjudge::runner {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "kjudge/v1/runner.pb.h"
 #include "tests/support/binary_path.h"
-#include "worker/runner/runner_io.h"
+#include "worker/judge/runner_io.h"
 
 namespace kjudge::runner::testing {
 

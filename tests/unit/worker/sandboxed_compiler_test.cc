@@ -20,7 +20,7 @@
 #include "worker/compiler/landlock.h"
 #include "worker/compiler/log_cap.h"
 #include "worker/compiler/sandboxed_compiler.h"
-#include "worker/runner/nvrtc_compiler.h"
+#include "worker/gpu/nvrtc_compiler.h"
 
 namespace kjudge::compiler {
 namespace {

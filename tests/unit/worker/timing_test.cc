@@ -1,13 +1,13 @@
-// TimeRuns' event-overhead correction (worker/runner/timing.h, event_overhead.h). The pure
+// TimeRuns' event-overhead correction (worker/gpu/timing.h, event_overhead.h). The pure
 // arithmetic runs everywhere; the calibration and a corrected timing need a GPU (skipped
 // visibly without one) and CUPTI (skipped visibly without it).
 #include <cuda_runtime_api.h>
 
 #include <gtest/gtest.h>
 
-#include "worker/runner/device_buffer.h"
-#include "worker/runner/event_overhead.h"
-#include "worker/runner/timing.h"
+#include "worker/gpu/device_buffer.h"
+#include "worker/judge/event_overhead.h"
+#include "worker/gpu/timing.h"
 
 namespace kjudge::runner {
 namespace {

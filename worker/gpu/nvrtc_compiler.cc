@@ -1,0 +1,159 @@
+#include "worker/gpu/nvrtc_compiler.h"
+
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "worker/gpu/str_util.h"
+#include "absl/strings/str_join.h"
+#include "worker/gpu/runner_error.h"
+
+namespace kjudge::runner {
+namespace {
+
+struct ProgramDeleter {
+  void operator()(nvrtcProgram prog) const { nvrtcDestroyProgram(&prog); }
+};
+using ProgramHandle = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
+
+absl::Status NvrtcStatus(nvrtcResult result, std::string_view what) {
+  if (result == NVRTC_SUCCESS) return absl::OkStatus();
+  return MakeRunnerError(v1::INTERNAL_ERROR,
+                         Cat(what, " failed: ", nvrtcGetErrorString(result)));
+}
+
+std::string ProgramLog(nvrtcProgram prog) {
+  size_t size = 0;
+  if (nvrtcGetProgramLogSize(prog, &size) != NVRTC_SUCCESS || size == 0) return "";
+  std::string log(size, '\0');
+  if (nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) return "";
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+// The first "error" line of the log, for the one-line message.
+std::string FirstErrorLine(std::string_view log) {
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    std::string_view line = log.substr(start, end - start);
+    if (line.find("error") != std::string_view::npos) return std::string(line);
+    start = end + 1;
+  }
+  return "";
+}
+
+// NVRTC reports a name expression it cannot resolve in a synthetic "__nv_name_map" unit:
+//   Input name expression was: " row_finish<256>"
+// Name the plan kernel in that case; otherwise quote the first error line.
+std::string FailureMessage(const CompileRequest& request, std::string_view log) {
+  for (const std::string& expr : request.name_expressions) {
+    const std::string marker = Cat("Input name expression was: \" ", expr, "\"");
+    const std::string base = expr.substr(0, expr.find('<'));
+    const bool base_undefined =
+        log.find("__nv_name_map(") != std::string_view::npos &&
+        log.find(Cat("identifier \"", base, "\" is undefined")) != std::string_view::npos;
+    if (log.find(marker) != std::string_view::npos || base_undefined) {
+      return Cat("kernel `", expr, "` named by the launch plan was not found in ",
+                          request.program_name,
+                          " (it must be a __global__ function, or a template of one, with "
+                          "that name)");
+    }
+  }
+  const std::string first = FirstErrorLine(log);
+  return first.empty() ? "NVRTC rejected the source" : first;
+}
+
+absl::StatusOr<std::string> ReadCubin(nvrtcProgram prog) {
+  size_t size = 0;
+  KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize"));
+  std::string cubin(size, '\0');
+  KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcGetCUBIN(prog, cubin.data()), "nvrtcGetCUBIN"));
+  return cubin;
+}
+
+absl::StatusOr<std::map<std::string, std::string>> LoweredNames(
+    nvrtcProgram prog, const std::vector<std::string>& exprs) {
+  std::map<std::string, std::string> names;
+  for (const std::string& expr : exprs) {
+    const char* lowered = nullptr;
+    KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcGetLoweredName(prog, expr.c_str(), &lowered),
+                                   Cat("nvrtcGetLoweredName(", expr, ")")));
+    names[expr] = lowered;
+  }
+  return names;
+}
+
+}  // namespace
+
+std::string CudaIncludeDir() {
+  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != '\0') {
+    return Cat(home, "/include");
+  }
+  return "/usr/local/cuda/include";
+}
+
+std::vector<std::string> NvrtcOptions(std::string_view arch,
+                                      const std::vector<std::string>& extra_include_dirs) {
+  const std::string include = CudaIncludeDir();
+  std::vector<std::string> options = {Cat("--gpu-architecture=", arch), "-std=c++17", "-lineinfo"};
+  // kjudge's own headers first: its <cub/cub.cuh>, <cuda.h> and host-only #error headers must
+  // win over the CUDA include tree's (worker/compiler/std_headers/README.md).
+  for (const std::string& dir : extra_include_dirs) options.push_back(Cat("--include-path=", dir));
+  options.push_back(Cat("--include-path=", include));
+  std::error_code ec;
+  if (std::filesystem::is_directory(include + "/cccl", ec)) {
+    options.push_back(Cat("--include-path=", include, "/cccl"));
+  }
+  return options;
+}
+
+std::string NvrtcVersionString() {
+  int major = 0;
+  int minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
+  return Cat(major, ".", minor);
+}
+
+absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
+                                                const std::vector<std::string>& extra_include_dirs) {
+  const auto start = std::chrono::steady_clock::now();
+  nvrtcProgram raw = nullptr;
+  KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcCreateProgram(&raw, request.source.c_str(),
+                                                    request.program_name.c_str(), 0, nullptr,
+                                                    nullptr),
+                                 "nvrtcCreateProgram"));
+  ProgramHandle prog(raw);
+  for (const std::string& expr : request.name_expressions) {
+    KJ_RETURN_IF_ERROR(NvrtcStatus(nvrtcAddNameExpression(prog.get(), expr.c_str()),
+                                   Cat("nvrtcAddNameExpression(", expr, ")")));
+  }
+  const std::vector<std::string> options = NvrtcOptions(request.arch, extra_include_dirs);
+  std::vector<const char*> argv;
+  argv.reserve(options.size());
+  for (const std::string& o : options) argv.push_back(o.c_str());
+  const nvrtcResult result =
+      nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+
+  CompileOutcome outcome;
+  outcome.log = ProgramLog(prog.get());
+  if (result == NVRTC_ERROR_COMPILATION || result == NVRTC_ERROR_INVALID_OPTION) {
+    outcome.message = FailureMessage(request, outcome.log);
+  } else {
+    KJ_RETURN_IF_ERROR(NvrtcStatus(result, "nvrtcCompileProgram"));
+    KJ_ASSIGN_OR_RETURN(outcome.program.cubin, ReadCubin(prog.get()));
+    KJ_ASSIGN_OR_RETURN(outcome.program.lowered_names,
+                        LoweredNames(prog.get(), request.name_expressions));
+    outcome.success = true;
+  }
+  outcome.compile_ms = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+  return outcome;
+}
+
+}  // namespace kjudge::runner

@@ -1,0 +1,542 @@
+#include "worker/judge/device_utilities.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+#include "worker/gpu/str_util.h"
+#include "worker/judge/host_values.h"
+#include "worker/gpu/runner_error.h"
+
+namespace kjudge::runner {
+namespace {
+
+constexpr std::string_view kUtilitySource = R"CUDA(
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+__device__ __forceinline__ unsigned long long kj_mix(unsigned long long z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ double kj_value(unsigned long long base, long long i, int dist,
+                                           double a, double b) {
+  const unsigned long long h1 = kj_mix(base + 2ull * (unsigned long long)i);
+  const unsigned long long h2 = kj_mix(base + 2ull * (unsigned long long)i + 1ull);
+  const double u1 = (double)((h1 >> 11) + 1ull) * (1.0 / 9007199254740992.0);
+  const double u2 = (double)(h2 >> 11) * (1.0 / 9007199254740992.0);
+  if (dist == 0) return a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
+  return a + (b - a) * u2;
+}
+
+template <typename T> __device__ __forceinline__ T kj_convert(double v);
+template <> __device__ __forceinline__ float kj_convert<float>(double v) { return (float)v; }
+template <> __device__ __forceinline__ double kj_convert<double>(double v) { return v; }
+template <> __device__ __forceinline__ __half kj_convert<__half>(double v) { return __double2half(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 kj_convert<__nv_bfloat16>(double v) {
+  return __double2bfloat16(v);
+}
+template <> __device__ __forceinline__ __nv_fp8_e4m3 kj_convert<__nv_fp8_e4m3>(double v) {
+  return __nv_fp8_e4m3(v);
+}
+template <> __device__ __forceinline__ __nv_fp8_e5m2 kj_convert<__nv_fp8_e5m2>(double v) {
+  return __nv_fp8_e5m2(v);
+}
+template <typename T>
+__device__ __forceinline__ T kj_int(double v, double lo, double hi) {
+  v = rint(v);
+  v = v < lo ? lo : (v > hi ? hi : v);
+  return (T)v;
+}
+template <> __device__ __forceinline__ int kj_convert<int>(double v) {
+  return kj_int<int>(v, -2147483648.0, 2147483647.0);
+}
+template <> __device__ __forceinline__ long long kj_convert<long long>(double v) {
+  return kj_int<long long>(v, -9.2233720368547748e18, 9.2233720368547748e18);
+}
+template <> __device__ __forceinline__ signed char kj_convert<signed char>(double v) {
+  return kj_int<signed char>(v, -128.0, 127.0);
+}
+template <> __device__ __forceinline__ unsigned char kj_convert<unsigned char>(double v) {
+  return kj_int<unsigned char>(v, 0.0, 255.0);
+}
+
+// Float dtypes narrower than double draw in float from one hash per element (24 bits each for
+// u1 and u2): five times fewer double-precision operations than kj_value, which bounded input
+// generation (13 ms for 1.6 G floats on an H100, against 2 ms of memory traffic).
+__device__ __forceinline__ float kj_value_f(unsigned long long base, long long i, int dist,
+                                            float a, float b) {
+  const unsigned long long h = kj_mix(base + (unsigned long long)i);
+  const float u1 = (float)((unsigned int)(h >> 40) + 1u) * (1.0f / 16777216.0f);
+  const float u2 = (float)((unsigned int)(h >> 8) & 0xFFFFFFu) * (1.0f / 16777216.0f);
+  if (dist == 0) return a + b * sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+  return a + (b - a) * u2;
+}
+
+template <typename T> __device__ __forceinline__ T kj_convert_f(float v) { return (T)v; }
+template <> __device__ __forceinline__ __half kj_convert_f<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 kj_convert_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+template <> __device__ __forceinline__ __nv_fp8_e4m3 kj_convert_f<__nv_fp8_e4m3>(float v) {
+  return __nv_fp8_e4m3(v);
+}
+template <> __device__ __forceinline__ __nv_fp8_e5m2 kj_convert_f<__nv_fp8_e5m2>(float v) {
+  return __nv_fp8_e5m2(v);
+}
+
+template <typename T, bool kFloatMath>
+__device__ void kj_fill(T* out, long long n, unsigned long long seed, unsigned int tensor,
+                        int dist, double a, double b) {
+  const unsigned long long base = kj_mix(seed ^ kj_mix((unsigned long long)tensor));
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const float af = (float)a, bf = (float)b;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (kFloatMath) {
+      out[i] = kj_convert_f<T>(kj_value_f(base, i, dist, af, bf));
+    } else {
+      out[i] = kj_convert<T>(kj_value(base, i, dist, a, b));
+    }
+  }
+}
+
+#define KJ_FILL(suffix, T, float_math)                                                      \
+  extern "C" __global__ void kj_fill_##suffix(T* out, long long n, unsigned long long seed, \
+                                              unsigned int tensor, int dist, double a,      \
+                                              double b) {                                   \
+    kj_fill<T, float_math>(out, n, seed, tensor, dist, a, b);                               \
+  }
+KJ_FILL(f32, float, true)
+KJ_FILL(f64, double, false)
+KJ_FILL(f16, __half, true)
+KJ_FILL(bf16, __nv_bfloat16, true)
+KJ_FILL(i32, int, false)
+KJ_FILL(i64, long long, false)
+KJ_FILL(i8, signed char, false)
+KJ_FILL(u8, unsigned char, false)
+KJ_FILL(fp8_e4m3, __nv_fp8_e4m3, true)
+KJ_FILL(fp8_e5m2, __nv_fp8_e5m2, true)
+
+// Counts the bytes where a and b differ (the judge's byte-for-byte input check): 16 bytes per
+// load when both are 16-byte aligned (__vcmpne4 sets 0xFF in each differing byte), then bytes.
+extern "C" __global__ void kj_bytes_differ(const unsigned char* a, const unsigned char* b,
+                                           unsigned long long bytes, unsigned long long* out) {
+  const unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long differ = 0, head = 0;
+  if (((reinterpret_cast<unsigned long long>(a) | reinterpret_cast<unsigned long long>(b)) &
+       15ull) == 0ull) {
+    const uint4* a4 = reinterpret_cast<const uint4*>(a);
+    const uint4* b4 = reinterpret_cast<const uint4*>(b);
+    const unsigned long long nv = bytes / 16ull;
+    unsigned long long bits = 0;
+    for (unsigned long long v = first; v < nv; v += stride) {
+      const uint4 x = a4[v], y = b4[v];
+      bits += __popc(__vcmpne4(x.x, y.x)) + __popc(__vcmpne4(x.y, y.y)) +
+              __popc(__vcmpne4(x.z, y.z)) + __popc(__vcmpne4(x.w, y.w));
+    }
+    differ = bits / 8ull;
+    head = nv * 16ull;
+  }
+  for (unsigned long long j = head + first; j < bytes; j += stride) {
+    differ += a[j] != b[j] ? 1ull : 0ull;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    differ += __shfl_down_sync(0xffffffffu, differ, offset);
+  }
+  if ((threadIdx.x & 31u) == 0u && differ != 0ull) atomicAdd(out, differ);
+}
+
+// Guard bands (guard_bands.h): one block per region, regions[2r] = address, regions[2r + 1] =
+// length; the byte at address a must be byte (a % 8) of kj_mix(canary + a / 8).
+// out[3r .. 3r + 2]: modified bytes, first and last modified offset from the region's start
+// (the host reads those only when count > 0).
+extern "C" __global__ void kj_guard_check(const unsigned long long* regions,
+                                          unsigned long long canary, unsigned long long* out) {
+  const unsigned long long base = regions[2ull * blockIdx.x];
+  const unsigned long long len = regions[2ull * blockIdx.x + 1ull];
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(base);
+  unsigned long long count = 0, first = ~0ull, last = 0;
+  for (unsigned long long j = threadIdx.x; j < len; j += blockDim.x) {
+    const unsigned long long a = base + j;
+    const unsigned long long word = kj_mix(canary + (a >> 3));
+    if (p[j] != (unsigned char)(word >> (8ull * (a & 7ull)))) {
+      ++count; first = min(first, j); last = max(last, j);
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    count += __shfl_down_sync(0xffffffffu, count, o);
+    first = min(first, __shfl_down_sync(0xffffffffu, first, o));
+    last = max(last, __shfl_down_sync(0xffffffffu, last, o));
+  }
+  if ((threadIdx.x & 31u) == 0u && count > 0ull) {
+    unsigned long long* r = out + 3ull * blockIdx.x;
+    atomicAdd(&r[0], count);
+    atomicMin(&r[1], first);
+    atomicMax(&r[2], last);
+  }
+}
+template <typename T> __device__ __forceinline__ double kj_to_double(T v) { return (double)v; }
+template <> __device__ __forceinline__ double kj_to_double<__half>(__half v) { return (double)__half2float(v); }
+template <> __device__ __forceinline__ double kj_to_double<__nv_bfloat16>(__nv_bfloat16 v) {
+  return (double)__bfloat162float(v);
+}
+template <> __device__ __forceinline__ double kj_to_double<__nv_fp8_e4m3>(__nv_fp8_e4m3 v) {
+  return (double)(float)v;
+}
+template <> __device__ __forceinline__ double kj_to_double<__nv_fp8_e5m2>(__nv_fp8_e5m2 v) {
+  return (double)(float)v;
+}
+
+// stats: [0] mismatches, [1] unwritten, [2] non-finite (sums); [3] first bad index (min);
+// [4] max |diff| as the bits of a non-negative double (max); over written elements finite in
+// both: [5]/[6] min/max of out and [7]/[8] min/max of ref as order-preserving keys
+// (kj_order_key), [9]/[10] max |out| / max |ref| as bits (max). sums: [0] diff^2, [1] ref^2.
+#define KJ_STATS 11
+__device__ __forceinline__ unsigned long long kj_order_key(double v) {
+  const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+  return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+}
+__device__ __forceinline__ int kj_stat_op(int s) {  // 0 sum, 1 min, 2 max
+  return s < 3 ? 0 : ((s == 3 || s == 5 || s == 7) ? 1 : 2);
+}
+__device__ __forceinline__ unsigned long long kj_stat_combine(int s, unsigned long long a,
+                                                              unsigned long long b) {
+  const int op = kj_stat_op(s);
+  return op == 0 ? a + b : (op == 1 ? (a < b ? a : b) : (a > b ? a : b));
+}
+
+// Warp shuffles, then the block's warps in shared memory, then one thread's atomics: one set of
+// atomics per block, not per warp. Every thread of the block must call it.
+__device__ void kj_publish(unsigned long long (&u)[KJ_STATS], double (&d)[2],
+                           unsigned long long* stats, double* sums) {
+  __shared__ unsigned long long su[32][KJ_STATS];
+  __shared__ double sd[32][2];
+  for (int o = 16; o > 0; o /= 2) {
+#pragma unroll
+    for (int s = 0; s < KJ_STATS; ++s) {
+      u[s] = kj_stat_combine(s, u[s], __shfl_down_sync(0xffffffffu, u[s], o));
+    }
+    d[0] += __shfl_down_sync(0xffffffffu, d[0], o);
+    d[1] += __shfl_down_sync(0xffffffffu, d[1], o);
+  }
+  const unsigned int warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+  if (lane == 0u) {
+#pragma unroll
+    for (int s = 0; s < KJ_STATS; ++s) su[warp][s] = u[s];
+    sd[warp][0] = d[0];
+    sd[warp][1] = d[1];
+  }
+  __syncthreads();
+  if (threadIdx.x != 0u) return;
+  const unsigned int warps = (blockDim.x + 31u) >> 5;
+  for (unsigned int w = 1; w < warps; ++w) {
+#pragma unroll
+    for (int s = 0; s < KJ_STATS; ++s) u[s] = kj_stat_combine(s, u[s], su[w][s]);
+    d[0] += sd[w][0];
+    d[1] += sd[w][1];
+  }
+#pragma unroll
+  for (int s = 0; s < KJ_STATS; ++s) {
+    const int op = kj_stat_op(s);
+    if (op == 0) atomicAdd(&stats[s], u[s]);
+    else if (op == 1) atomicMin(&stats[s], u[s]);
+    else atomicMax(&stats[s], u[s]);
+  }
+  atomicAdd(&sums[0], d[0]);
+  atomicAdd(&sums[1], d[1]);
+}
+
+template <typename T>
+__device__ __forceinline__ void kj_compare_one(T ov, T rv, unsigned long long i, double atol,
+                                               double rtol, unsigned char poison,
+                                               unsigned long long (&u)[KJ_STATS],
+                                               double (&d)[2]) {
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&ov);
+  bool poisoned = true;
+#pragma unroll
+  for (int b = 0; b < (int)sizeof(T); ++b) poisoned = poisoned && bytes[b] == poison;
+  if (poisoned) { ++u[1]; u[3] = min(u[3], i); return; }
+  const double a = kj_to_double<T>(ov);
+  const double e = kj_to_double<T>(rv);
+  if (!isfinite(a) || !isfinite(e)) {
+    ++u[2]; ++u[0]; u[3] = min(u[3], i); return;
+  }
+  const double diff = fabs(a - e);
+  u[4] = max(u[4], (unsigned long long)__double_as_longlong(diff));
+  d[0] += diff * diff;
+  d[1] += e * e;
+  if (!(diff <= atol + rtol * fabs(e))) { ++u[0]; u[3] = min(u[3], i); }
+  const unsigned long long ka = kj_order_key(a), ke = kj_order_key(e);
+  u[5] = min(u[5], ka);
+  u[6] = max(u[6], ka);
+  u[7] = min(u[7], ke);
+  u[8] = max(u[8], ke);
+  u[9] = max(u[9], (unsigned long long)__double_as_longlong(fabs(a)));
+  u[10] = max(u[10], (unsigned long long)__double_as_longlong(fabs(e)));
+}
+
+// 16 bytes of each side per load when both are 16-byte aligned (the data pointers of guarded
+// buffers are), so enough bytes are in flight to run near memory bandwidth; a scalar tail.
+template <typename T>
+__device__ void kj_compare(const T* out, const T* ref, long long n, double atol, double rtol,
+                           unsigned char poison, unsigned long long* stats, double* sums) {
+  // Identities: 0 for sums and maxima (key 0 is below every double's key), ~0 for minima.
+  unsigned long long u[KJ_STATS] = {0, 0, 0, ~0ull, 0, ~0ull, 0, ~0ull, 0, 0, 0};
+  double d[2] = {0.0, 0.0};
+  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  constexpr int kPer = 16 / (int)sizeof(T);
+  long long head = 0;
+  if (((reinterpret_cast<unsigned long long>(out) | reinterpret_cast<unsigned long long>(ref)) &
+       15ull) == 0ull) {
+    const uint4* o4 = reinterpret_cast<const uint4*>(out);
+    const uint4* r4 = reinterpret_cast<const uint4*>(ref);
+    const long long nv = n / kPer;
+    for (long long v = first; v < nv; v += stride) {
+      const uint4 ow = o4[v], rw = r4[v];
+      const T* ot = reinterpret_cast<const T*>(&ow);
+      const T* rt = reinterpret_cast<const T*>(&rw);
+#pragma unroll
+      for (int k = 0; k < kPer; ++k) {
+        kj_compare_one<T>(ot[k], rt[k], (unsigned long long)(v * kPer + k), atol, rtol, poison,
+                          u, d);
+      }
+    }
+    head = nv * kPer;
+  }
+  for (long long i = head + first; i < n; i += stride) {
+    kj_compare_one<T>(out[i], ref[i], (unsigned long long)i, atol, rtol, poison, u, d);
+  }
+  kj_publish(u, d, stats, sums);
+}
+
+#define KJ_COMPARE(suffix, T)                                                                 \
+  extern "C" __global__ void kj_compare_##suffix(const T* out, const T* ref, long long n,     \
+                                                 double atol, double rtol,                    \
+                                                 unsigned char poison,                        \
+                                                 unsigned long long* stats, double* sums) {   \
+    kj_compare<T>(out, ref, n, atol, rtol, poison, stats, sums);                              \
+  }
+KJ_COMPARE(f32, float)
+KJ_COMPARE(f64, double)
+KJ_COMPARE(f16, __half)
+KJ_COMPARE(bf16, __nv_bfloat16)
+KJ_COMPARE(i32, int)
+KJ_COMPARE(i64, long long)
+KJ_COMPARE(i8, signed char)
+KJ_COMPARE(u8, unsigned char)
+KJ_COMPARE(fp8_e4m3, __nv_fp8_e4m3)
+KJ_COMPARE(fp8_e5m2, __nv_fp8_e5m2)
+)CUDA";
+
+std::string FillKernelName(DType dtype) { return Cat("kj_fill_", DTypeName(dtype)); }
+std::string CompareKernelName(DType dtype) { return Cat("kj_compare_", DTypeName(dtype)); }
+
+// The compare kernel's reduction slots, as laid out on the device (see kj_compare).
+constexpr int kCompareStats = 11;
+struct CompareSlots {
+  uint64_t stats[kCompareStats];
+  double sums[2];
+};
+static_assert(sizeof(CompareSlots) == 8 * (kCompareStats + 2));
+constexpr size_t kSlotBytes = 256;  // the comparison's slots and the checksum's
+static_assert(sizeof(CompareSlots) <= kSlotBytes);
+
+CompareSlots InitialCompareSlots() {
+  constexpr uint64_t kNone = ~uint64_t{0};  // identity of the minima
+  return CompareSlots{{0, 0, 0, kNone, 0, kNone, 0, kNone, 0, 0, 0}, {0.0, 0.0}};
+}
+
+double FromBits(uint64_t bits) {
+  double v = 0.0;
+  std::memcpy(&v, &bits, sizeof(v));
+  return v;
+}
+
+// Inverse of the kernel's kj_order_key.
+double FromOrderKey(uint64_t key) {
+  constexpr uint64_t kSign = uint64_t{1} << 63U;
+  return FromBits((key & kSign) != 0 ? key & ~kSign : ~key);
+}
+
+DeviceComparison DecodeCompareSlots(const CompareSlots& s, int64_t count) {
+  DeviceComparison c;
+  c.mismatches = static_cast<int64_t>(s.stats[0]);
+  c.unwritten = static_cast<int64_t>(s.stats[1]);
+  c.nonfinite = static_cast<int64_t>(s.stats[2]);
+  c.first_bad = s.stats[3] == ~uint64_t{0} ? -1 : static_cast<int64_t>(s.stats[3]);
+  c.max_abs_error = FromBits(s.stats[4]);
+  c.diff_sq = s.sums[0];
+  c.ref_sq = s.sums[1];
+  // Every element is exactly one of unwritten, non-finite (in either) or compared.
+  c.spread.count = count - c.unwritten - c.nonfinite;
+  if (c.spread.count > 0) {
+    c.spread.out_min = FromOrderKey(s.stats[5]);
+    c.spread.out_max = FromOrderKey(s.stats[6]);
+    c.spread.ref_min = FromOrderKey(s.stats[7]);
+    c.spread.ref_max = FromOrderKey(s.stats[8]);
+    c.spread.out_max_abs = FromBits(s.stats[9]);
+    c.spread.ref_max_abs = FromBits(s.stats[10]);
+    c.spread.ref_sum_sq = c.ref_sq;
+  }
+  return c;
+}
+
+unsigned int BlocksFor(int64_t work, unsigned int threads) {
+  const int64_t blocks = (work + threads - 1) / threads;
+  return static_cast<unsigned int>(std::clamp<int64_t>(blocks, 1, 8192));
+}
+
+}  // namespace
+
+std::string_view DeviceUtilities::Source() { return kUtilitySource; }
+
+std::vector<std::string> DeviceUtilities::KernelNames() {
+  std::vector<std::string> names = {"kj_guard_check", "kj_bytes_differ"};
+  for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64,
+                  DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
+    names.push_back(FillKernelName(d));
+    names.push_back(CompareKernelName(d));
+  }
+  return names;
+}
+
+absl::StatusOr<DeviceUtilities> DeviceUtilities::Create(std::string_view arch,
+                                                        const CubinCache& cache) {
+  CompileRequest request;
+  request.source = std::string(kUtilitySource);
+  request.program_name = "kjudge_utilities.cu";
+  request.arch = std::string(arch);
+  request.name_expressions = KernelNames();
+  KJ_ASSIGN_OR_RETURN(CompileOutcome outcome, CompileCached(request, cache));
+  if (!outcome.success) {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           Cat("utility kernels failed to compile: ", outcome.log));
+  }
+  KJ_ASSIGN_OR_RETURN(CudaModule module, CudaModule::Load(outcome.program));
+  KJ_ASSIGN_OR_RETURN(DeviceBuffer slot, DeviceBuffer::Allocate(kSlotBytes, "reduction slots"));
+  return DeviceUtilities(std::move(module), std::move(slot));
+}
+
+absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
+                                         uint32_t tensor_index, const InitSpec& init,
+                                         cudaStream_t stream) {
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(FillKernelName(dtype)));
+  long long n = count;
+  unsigned long long s = seed;
+  unsigned int t = tensor_index;
+  const InitSpec scaled = ScaledInit(init, dtype, input_scale_);
+  int dist = scaled.dist == InitSpec::Dist::kNormal ? 0 : 1;
+  double a = scaled.a;
+  double b = scaled.b;
+  void* args[] = {&ptr, &n, &s, &t, &dist, &a, &b};
+  constexpr unsigned int kThreads = 256;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(count, kThreads)),
+                                                 dim3(kThreads), args, 0, stream),
+                                "input generation launch"));
+  return CudaStatus(cudaGetLastError(), "input generation launch");
+}
+
+absl::Status DeviceUtilities::Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream) {
+  const size_t bytes = static_cast<size_t>(count) * DTypeSize(dtype);
+  return CudaStatus(cudaMemsetAsync(ptr, PoisonByte(dtype), bytes, stream), "poison memset");
+}
+
+absl::StatusOr<uint64_t> DeviceUtilities::DifferingBytes(const void* a, const void* b,
+                                                         size_t bytes, cudaStream_t stream) {
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel("kj_bytes_differ"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemsetAsync(slot_.get(), 0, 8, stream), "compare reset"));
+  unsigned long long n = bytes;
+  void* out = slot_.get();
+  void* args[] = {&a, &b, &n, &out};
+  constexpr unsigned int kThreads = 256;
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(static_cast<int64_t>(bytes), kThreads)),
+                       dim3(kThreads), args, 0, stream),
+      "byte compare launch"));
+  uint64_t differ = 0;
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(&differ, slot_.get(), 8, cudaMemcpyDeviceToHost, stream), "compare copy"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream), "compare synchronize"));
+  return differ;
+}
+
+absl::StatusOr<std::vector<GuardDamage>> DeviceUtilities::CheckGuards(
+    const std::vector<GuardRegion>& regions, uint64_t canary, cudaStream_t stream) {
+  std::vector<GuardDamage> damage(regions.size());
+  if (regions.empty()) return damage;
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel("kj_guard_check"));
+  // One upload: (address, length) per region, then the result triples (count, first, last).
+  const size_t r = regions.size();
+  std::vector<uint64_t> table(5 * r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    table[2 * i] = reinterpret_cast<uintptr_t>(regions[i].ptr);
+    table[2 * i + 1] = regions[i].bytes;
+    table[2 * r + 3 * i + 1] = ~uint64_t{0};
+  }
+  const size_t table_bytes = table.size() * sizeof(uint64_t);
+  if (guard_table_.size() < table_bytes) {
+    KJ_ASSIGN_OR_RETURN(guard_table_, DeviceBuffer::Allocate(table_bytes, "guard check table"));
+  }
+  auto* base = static_cast<unsigned char*>(guard_table_.get());
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(base, table.data(), table_bytes, cudaMemcpyHostToDevice, stream),
+      "guard check upload"));
+  const void* regions_ptr = base;
+  unsigned long long c = canary;
+  void* out_ptr = base + 2 * r * sizeof(uint64_t);
+  void* args[] = {&regions_ptr, &c, &out_ptr};
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
+                                                 dim3(static_cast<unsigned int>(r)), dim3(256),
+                                                 args, 0, stream),
+                                "guard check launch"));
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(table.data() + 2 * r, out_ptr,
+                                                3 * r * sizeof(uint64_t),
+                                                cudaMemcpyDeviceToHost, stream),
+                                "guard check copy"));
+  KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "guard check"));
+  for (size_t i = 0; i < r; ++i) {
+    const uint64_t* res = &table[2 * r + 3 * i];
+    if (res[0] == 0) continue;
+    damage[i] = {static_cast<int64_t>(res[0]), static_cast<int64_t>(res[1]),
+                 static_cast<int64_t>(res[2])};
+  }
+  return damage;
+}
+
+absl::StatusOr<DeviceComparison> DeviceUtilities::Compare(const void* out, const void* ref,
+                                                          DType dtype, int64_t count, double atol,
+                                                          double rtol, cudaStream_t stream) {
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(CompareKernelName(dtype)));
+  CompareSlots slots = InitialCompareSlots();
+  void* stats_ptr = slot_.get();
+  void* sums_ptr = static_cast<unsigned char*>(slot_.get()) + offsetof(CompareSlots, sums);
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(stats_ptr, &slots, sizeof(slots), cudaMemcpyHostToDevice, stream),
+      "compare"));
+  const void* o = out;
+  const void* r = ref;
+  long long n = count;
+  unsigned char poison = PoisonByte(dtype);
+  void* args[] = {&o, &r, &n, &atol, &rtol, &poison, &stats_ptr, &sums_ptr};
+  constexpr unsigned int kThreads = 256;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
+                                                 dim3(BlocksFor(count, kThreads)), dim3(kThreads),
+                                                 args, 0, stream),
+                                "compare launch"));
+  KJ_RETURN_IF_ERROR(CudaStatus(
+      cudaMemcpyAsync(&slots, stats_ptr, sizeof(slots), cudaMemcpyDeviceToHost, stream),
+      "compare"));
+  KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(stream), "compare"));
+  return DecodeCompareSlots(slots, count);
+}
+
+}  // namespace kjudge::runner

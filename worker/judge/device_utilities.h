@@ -1,0 +1,117 @@
+// DeviceUtilities: the runner's trusted device kernels (compiled once per runner by NVRTC
+// from a string in this module, through the cubin cache), for input generation, poisoning and
+// checksums. Inputs are generated on the GPU so host memory never holds a whole bench tensor.
+//
+// RNG: counter based. Element i of tensor t under seed s, with base = splitmix64(s ^
+// splitmix64(t)), gets for f64 and integer dtypes (in double precision)
+//   h1 = splitmix64(base + 2i), h2 = splitmix64(base + 2i + 1),
+//   u1 = ((h1 >> 11) + 1) * 2^-53 in (0, 1], u2 = (h2 >> 11) * 2^-53 in [0, 1),
+// and for f32, f16, bf16 and fp8 (in single precision, 24 bits each from one hash)
+//   h = splitmix64(base + i), u1 = ((h >> 40) + 1) * 2^-24, u2 = ((h >> 8) & 2^24 - 1) * 2^-24,
+// then
+//   normal:  a + b * sqrt(-2 ln u1) * cos(2 pi u2)      (Box-Muller; a = mean, b = std)
+//   uniform: a + (b - a) * u2                          (a = low, b = high)
+// with (a, b) the tensor's init scaled by the current input scale for float dtypes
+// (ScaledInit, problem_spec.h: a stress test shape's input_scale; 1 otherwise),
+// converted to the tensor's dtype with round-to-nearest (cuda_fp16 / cuda_bf16 / cuda_fp8
+// conversions; integers round to nearest and saturate). Same (seed, tensor, index) gives the
+// same value on any GPU and any launch configuration.
+// Poison(): cudaMemsetAsync with PoisonByte(dtype) (see host_values.h).
+// Compare(): elementwise comparison of an output with a reference output of the same dtype,
+// on the device (for bench shapes, too big to copy out): the same element rule as
+// common/output_comparison.h (poisoned = unwritten; NaN/Inf never pass;
+// |out - ref| <= atol + rtol * |ref|), reduced to counts and sums, plus the summary statistics
+// of the degenerate-output rule (DegenerateStats: min/max/max|.| of out and ref, ref's sum of
+// squares) over the elements written and finite in both, so the caller applies
+// ClassifyDegenerate() exactly as the host comparison does. Each block combines its warps in
+// shared memory, then one thread per block publishes with atomics; min/max of doubles go
+// through an order-preserving 64-bit key (sign bit set: all bits flipped; else the sign bit
+// set), max|.| through the bits of the non-negative double. Waits for the stream.
+// CheckGuards(): verifies guard regions (guard_bands.h) against the job's canary in one launch
+// (one block per region; one upload of the (address, length) table, one small download of the
+// results): per region, the bytes that differ from the pattern and the first and last of them.
+// Waits for the stream.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/dtype.h"
+#include "common/output_comparison.h"
+#include "common/problem_spec.h"
+#include "worker/judge/cubin_cache.h"
+#include "worker/gpu/cuda_module.h"
+#include "worker/gpu/device_buffer.h"
+#include "worker/gpu/guard_bands.h"
+
+namespace kjudge::runner {
+
+struct DeviceComparison {
+  int64_t mismatches = 0;  // non-finite included, unwritten excluded
+  int64_t unwritten = 0;
+  int64_t nonfinite = 0;
+  int64_t first_bad = -1;  // smallest flat index that failed, or -1
+  double max_abs_error = 0.0;
+  double diff_sq = 0.0;
+  double ref_sq = 0.0;
+  // Over the elements written and finite in both (count = those elements; ref_sum_sq = ref_sq).
+  DegenerateStats spread;
+};
+
+class DeviceUtilities {
+ public:
+  static std::string_view Source();
+  static std::vector<std::string> KernelNames();
+  // Compiles (or fetches from the cache) and loads the utility kernels.
+  static absl::StatusOr<DeviceUtilities> Create(std::string_view arch, const CubinCache& cache);
+
+  // Fills with `init` scaled by input_scale() (float dtypes only; see ScaledInit).
+  absl::Status FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
+                          uint32_t tensor_index, const InitSpec& init, cudaStream_t stream);
+  // The multiplier FillRandom (hence TensorSet::GenerateInputs) applies to float inputs: the
+  // Shape::input_scale of the shape whose inputs are being generated. 1 unless an
+  // InputScaleScope is alive; set it only through one, so it cannot leak into other shapes.
+  double input_scale() const { return input_scale_; }
+  absl::Status Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream);
+  absl::StatusOr<DeviceComparison> Compare(const void* out, const void* ref, DType dtype,
+                                           int64_t count, double atol, double rtol,
+                                           cudaStream_t stream);
+  // How many of the `bytes` bytes at a and b differ (0: identical); waits for the answer.
+  absl::StatusOr<uint64_t> DifferingBytes(const void* a, const void* b, size_t bytes,
+                                          cudaStream_t stream);
+  absl::StatusOr<std::vector<GuardDamage>> CheckGuards(const std::vector<GuardRegion>& regions,
+                                                        uint64_t canary, cudaStream_t stream);
+
+ private:
+  DeviceUtilities(CudaModule module, DeviceBuffer slot)
+      : module_(std::move(module)), slot_(std::move(slot)) {}
+  friend class InputScaleScope;
+  CudaModule module_;
+  double input_scale_ = 1.0;
+  DeviceBuffer slot_;  // reduction results (checksum, comparison)
+  DeviceBuffer guard_table_;  // CheckGuards' regions and results; grows on demand
+};
+
+// Sets `utilities`' input scale for its lifetime, then restores the previous one: wrap each
+// TensorSet::GenerateInputs of a shape in one, e.g.
+//   InputScaleScope scale(utils, shape.input_scale);
+//   KJ_RETURN_IF_ERROR(set.GenerateInputs(utils, seed, stream));
+class InputScaleScope {
+ public:
+  InputScaleScope(DeviceUtilities& utilities, double scale)
+      : utilities_(utilities), previous_(utilities.input_scale_) {
+    utilities_.input_scale_ = scale;
+  }
+  ~InputScaleScope() { utilities_.input_scale_ = previous_; }
+  InputScaleScope(const InputScaleScope&) = delete;
+  InputScaleScope& operator=(const InputScaleScope&) = delete;
+
+ private:
+  DeviceUtilities& utilities_;
+  double previous_;
+};
+
+}  // namespace kjudge::runner

@@ -1,0 +1,282 @@
+// kjudge-runner: the child process that compiles, loads, launches, checks and times untrusted
+// kernels for kjudge-worker. Protocol: proto/kjudge/v1/runner.proto (JSON lines on
+// stdin/stdout; logs on stderr).
+//
+// Exit status: 0 when stdin closes; 3 after a sticky CUDA error (its Result was written
+// first); 2 for a bad command line; 1 when the GPU environment cannot be set up or stdout is
+// gone.
+#include <unistd.h>
+
+#include <ext/stdio_filebuf.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "proto/hardware_key.h"
+#include "proto/proto_json.h"
+#include "worker/judge/baseline_registry.h"
+#include "worker/judge/ceilings.h"
+#include "worker/gpu/clock_monitor.h"
+#include "worker/judge/cubin_cache.h"
+#include "worker/gpu/device_buffer.h"
+#include "worker/judge/device_utilities.h"
+#include "worker/judge/event_overhead.h"
+#include "worker/judge/gpu_context.h"
+#include "worker/judge/result_proto.h"
+#include "worker/gpu/runner_error.h"
+#include "worker/judge/runner_io.h"
+#include "worker/gpu/str_util.h"
+#include "worker/gpu/timing.h"
+#include "worker/judge/verdict_protocol.h"
+
+namespace kjudge::runner {
+namespace {
+
+// The GPU-side state a runner keeps across jobs.
+struct GpuResources {
+  std::optional<Stream> stream;
+  std::optional<DeviceUtilities> utilities;
+  std::optional<L2Flusher> flusher;
+  std::optional<BaselineLibraries> libraries;
+  std::unique_ptr<ClockMonitor> clock;
+  std::string event_overhead_error;  // why it is not calibrated ("" when it is)
+};
+
+// The events' fixed overhead (event_overhead.h). Without it every timing keeps the ~2.5 us the
+// event pair adds, and says so in its flags.
+void CalibrateEvents(GpuContext& gpu, GpuResources& res) {
+  absl::StatusOr<EventOverhead> overhead =
+      CalibrateEventOverhead(res.stream->get(), *res.flusher);
+  if (!overhead.ok()) {
+    res.event_overhead_error = std::string(overhead.status().message());
+    spdlog::warn("event overhead not calibrated, timings include it: {}",
+                 res.event_overhead_error);
+    (void)cudaGetLastError();
+    return;
+  }
+  gpu.info.set_event_overhead_us(overhead->us);
+  spdlog::info("event overhead {:.3f} us (16 MiB copy: events {:.3f} us, CUPTI {:.3f} us, {} "
+               "samples): subtracted from every timing sample",
+               overhead->us, overhead->event_median_us, overhead->device_median_us,
+               overhead->samples);
+}
+
+// What an earlier runner of the same worker measured (--measured-gpu, the GpuInfo of its
+// Hello), taken over when it describes this very GPU and software and is complete: a runner
+// restarted after a sticky fault or a timeout is then ready in a fraction of a second instead
+// of measuring everything again (~0.8 s on an H200). False: measure.
+bool ReuseMeasurements(const std::string& json, GpuContext& gpu) {
+  if (json.empty()) return false;
+  v1::GpuInfo earlier;
+  if (absl::Status s = FromJson(json, &earlier); !s.ok()) {
+    spdlog::warn("--measured-gpu ignored: {}", s.ToString());
+    return false;
+  }
+  const double overhead = earlier.event_overhead_us();
+  earlier.set_event_overhead_us(0.0);  // this runner's GpuInfo has none yet
+  if (HardwareKey(earlier) != HardwareKey(gpu.info) || overhead <= 0.0 ||
+      earlier.copy_bandwidth_gbs() <= 0.0 || earlier.sgemm_tflops() <= 0.0) {
+    spdlog::info("--measured-gpu is not for this GPU or incomplete: measuring");
+    return false;
+  }
+  gpu.info.set_event_overhead_us(overhead);
+  gpu.info.set_copy_bandwidth_gbs(earlier.copy_bandwidth_gbs());
+  gpu.info.set_sgemm_tflops(earlier.sgemm_tflops());
+  gpu.info.set_tf32_tflops(earlier.tf32_tflops());
+  gpu.info.set_fp16_tflops(earlier.fp16_tflops());
+  gpu.info.set_bf16_tflops(earlier.bf16_tflops());
+  spdlog::info("event overhead {:.3f} us and ceilings taken over from this worker's first runner",
+               overhead);
+  return true;
+}
+
+// The GPU's ceilings (ceilings.h) and max SM clock, into the Hello's GpuInfo (the worker
+// passes them on at registration). A failed measurement leaves zeros: no SOL%, no floor.
+void MeasureGpu(GpuContext& gpu, GpuResources& res, const RunnerOptions& options) {
+  res.clock = ClockMonitor::Open(options.device);
+  if (res.clock->available()) {
+    gpu.info.set_max_sm_clock_mhz(res.clock->max_sm_clock_mhz());
+  } else {
+    spdlog::warn("no SM clock monitoring: {}", res.clock->reason());
+  }
+  if (ReuseMeasurements(options.measured_gpu, gpu)) return;
+  CalibrateEvents(gpu, res);
+  absl::StatusOr<Ceilings> ceilings =
+      MeasureCeilings(res.stream->get(), res.libraries->cublas(), *res.utilities);
+  if (!ceilings.ok()) {
+    spdlog::warn("measuring the GPU's ceilings failed: {}", ceilings.status().ToString());
+    (void)cudaGetLastError();
+    return;
+  }
+  gpu.info.set_copy_bandwidth_gbs(ceilings->copy_gbs);
+  gpu.info.set_sgemm_tflops(ceilings->sgemm_tflops);
+  gpu.info.set_tf32_tflops(ceilings->tf32_tflops);
+  gpu.info.set_fp16_tflops(ceilings->fp16_tflops);
+  gpu.info.set_bf16_tflops(ceilings->bf16_tflops);
+  spdlog::info("ceilings: device copy {:.1f} GB/s (read + write), GEMM TFLOP/s: SGEMM {:.1f}, "
+               "TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}; max SM clock {} MHz",
+               ceilings->copy_gbs, ceilings->sgemm_tflops, ceilings->tf32_tflops,
+               ceilings->fp16_tflops, ceilings->bf16_tflops, gpu.info.max_sm_clock_mhz());
+}
+
+absl::Status SetUpGpu(const GpuContext& gpu, const CubinCache& cache, GpuResources& res) {
+  KJ_ASSIGN_OR_RETURN(Stream stream, Stream::Create());
+  res.stream.emplace(std::move(stream));
+  KJ_ASSIGN_OR_RETURN(DeviceUtilities utilities, DeviceUtilities::Create(gpu.info.arch(), cache));
+  res.utilities.emplace(std::move(utilities));
+  KJ_ASSIGN_OR_RETURN(L2Flusher flusher,
+                      L2Flusher::Create(static_cast<size_t>(gpu.props.l2CacheSize)));
+  res.flusher.emplace(std::move(flusher));
+  KJ_ASSIGN_OR_RETURN(BaselineLibraries libraries, BaselineLibraries::Create());
+  res.libraries.emplace(std::move(libraries));
+  return absl::OkStatus();
+}
+
+v1::RunnerMessage ErrorResult(v1::Verdict verdict, const std::string& message) {
+  v1::RunnerMessage m;
+  m.mutable_result()->mutable_result()->set_verdict(verdict);
+  m.mutable_result()->mutable_result()->set_message(message);
+  return m;
+}
+
+// The candidate binary: --candidate, else kjudge-candidate beside this binary.
+std::string CandidatePath(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "kjudge-candidate";
+  return (self.parent_path() / "kjudge-candidate").string();
+}
+
+struct ServeOptions {
+  int protocol_fd = -1;  // -1: stdin/stdout
+  std::string candidate;
+  int64_t candidate_timeout_ms = 15000;
+};
+
+int Serve(const RunnerOptions& options, const ServeOptions& serve) {
+  // The protocol with the worker: a dedicated descriptor when given (the worker passes one),
+  // so nothing that writes to stdout can ever be read as a message.
+  std::unique_ptr<__gnu_cxx::stdio_filebuf<char>> in_buf;
+  std::unique_ptr<__gnu_cxx::stdio_filebuf<char>> out_buf;
+  std::unique_ptr<std::istream> in_stream;
+  std::unique_ptr<std::ostream> out_stream;
+  std::istream* in = &std::cin;
+  std::ostream* out = &std::cout;
+  if (serve.protocol_fd >= 0) {
+    in_buf = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(dup(serve.protocol_fd),
+                                                               std::ios::in);
+    out_buf = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(serve.protocol_fd, std::ios::out);
+    in_stream = std::make_unique<std::istream>(in_buf.get());
+    out_stream = std::make_unique<std::ostream>(out_buf.get());
+    in = in_stream.get();
+    out = out_stream.get();
+    dup2(STDERR_FILENO, STDOUT_FILENO);  // stray prints go to the log, never to the worker
+  }
+  MessageWriter writer(*out);
+  GpuContext gpu = DetectGpu(options);
+  const CubinCache cache(options.cache_dir);
+  GpuResources res;
+  if (gpu.has_gpu) {
+    if (absl::Status s = SetUpGpu(gpu, cache, res); !s.ok()) {
+      spdlog::error("GPU set-up failed: {}", s.ToString());
+      gpu.info.set_compile_only(true);
+      gpu.has_gpu = false;
+      gpu.no_gpu_reason = Cat("GPU set-up failed: ", s.message());
+    } else {
+      MeasureGpu(gpu, res, options);
+    }
+  }
+  v1::RunnerMessage hello;
+  *hello.mutable_hello()->mutable_gpu() = gpu.info;
+  hello.mutable_hello()->set_error(gpu.no_gpu_reason);
+  if (!writer.Write(hello).ok()) return 1;
+  spdlog::info("runner ready: {} ({}){}", gpu.has_gpu ? gpu.info.name() : "no GPU",
+               gpu.info.arch(), gpu.has_gpu ? "" : Cat(": ", gpu.no_gpu_reason));
+
+  RunnerEnv env;
+  env.gpu = &gpu;
+  env.cache = &cache;
+  if (gpu.has_gpu) {
+    env.utilities = &*res.utilities;
+    env.flusher = &*res.flusher;
+    env.libraries = &*res.libraries;
+    env.stream = res.stream->get();
+  }
+  env.device = options.device;
+  CandidateLauncher candidates(CandidatePath(serve.candidate), options.device,
+                               std::chrono::milliseconds(serve.candidate_timeout_ms));
+  if (gpu.has_gpu) {
+    env.candidates = &candidates;
+    candidates.Warm();  // its CUDA start-up overlaps the wait for the first job
+  }
+  env.timing.criteria.time_budget_ms = options.time_budget_ms;
+  env.timing.clock = res.clock.get();
+  env.timing.event_overhead_us = gpu.info.event_overhead_us();
+  env.uncalibrated_reason = res.event_overhead_error;
+
+  std::string line;
+  while (std::getline(*in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    absl::StatusOr<v1::RunnerRequest> request = ParseRequest(line);
+    if (!request.ok()) {
+      if (!writer.Write(ErrorResult(v1::REJECTED, std::string(request.status().message()))).ok()) {
+        return 1;
+      }
+      continue;
+    }
+    VerdictProtocol protocol(env, request->spec(), [&writer](v1::Stage s, int done, int total) {
+      writer.Progress(s, done, total);
+    });
+    v1::RunnerMessage message;
+    *message.mutable_result() = protocol.Run();
+    message.mutable_result()->set_runner_exits(protocol.sticky());
+    if (!writer.Write(message).ok()) return 1;
+    if (protocol.sticky()) {
+      spdlog::error("sticky CUDA error: exiting with status {}", kStickyExitCode);
+      std::_Exit(kStickyExitCode);  // the context is unusable: skip CUDA teardown
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace kjudge::runner
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("runner");
+  spdlog::set_default_logger(logger);
+  std::ios::sync_with_stdio(false);
+
+  kjudge::runner::RunnerOptions options;
+  CLI::App app{"kjudge-runner: compiles, checks and times untrusted CUDA kernels for a worker"};
+  app.add_option("--device", options.device, "CUDA device index")->capture_default_str();
+  app.add_option("--arch", options.arch,
+                 "NVRTC target, e.g. sm_90a (default: from the device; sm_90a without one)");
+  app.add_option("--cache-dir", options.cache_dir, "cubin cache directory (none if empty)");
+  app.add_flag("--compile-only", options.compile_only, "never touch a GPU; only compile");
+  app.add_option("--time-budget-ms", options.time_budget_ms, "timing budget per bench shape")
+      ->capture_default_str();
+  app.add_option("--measured-gpu", options.measured_gpu,
+                 "GpuInfo JSON of an earlier runner's Hello on this GPU: reuse its ceilings and "
+                 "event overhead instead of measuring (the worker passes it on restarts)");
+  kjudge::runner::ServeOptions serve;
+  app.add_option("--protocol-fd", serve.protocol_fd,
+                 "descriptor for the worker protocol (both directions); default stdin/stdout");
+  app.add_option("--candidate", serve.candidate,
+                 "the kjudge-candidate binary (default: beside this one)");
+  app.add_option("--candidate-timeout-ms", serve.candidate_timeout_ms,
+                 "how long one request to a candidate process may take before its kernels "
+                 "count as hung (TIMEOUT; the candidate is killed, the runner stays)")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  return kjudge::runner::Serve(options, serve);
+}

@@ -1,0 +1,205 @@
+// VerdictProtocol: judges one RunSpec (SPEC §5, §6) and produces its RunnerResult.
+//
+// Full job (GPU present, not compile_only):
+//   1. set up (parse spec and plan; REJECTED on a plan error), compile candidate and reference
+//      (COMPILE_ERROR with NVRTC's log; a reference that fails to compile is INTERNAL_ERROR);
+//   2. reference on every test shape: inputs generated on the GPU with a per-shape seed derived
+//      from the job seed, outputs copied to the host, then every reference allocation (tensors
+//      and scratch) zeroed and freed and the reference module unloaded;
+//   3. candidate on every test shape: the same inputs regenerated into fresh allocations,
+//      inputs checksummed, outputs poisoned, plan launched (synchronising after each launch so
+//      a fault names its launch), guard bands of every tensor and scratch buffer checked
+//      (an out-of-bounds write: RUNTIME_ERROR), inputs checksummed again (INPUT_MODIFIED),
+//      outputs compared (common/output_comparison.h: UNWRITTEN_OUTPUT, WRONG_ANSWER);
+//   4. when all pass, per bench shape: as many input sets as fit (up to 4; REJECTED when not
+//      even one fits in 90% of the free memory: tensors + scratch + a reference copy of the
+//      outputs), each with different data at different addresses and the reference's outputs
+//      for it (run on the device into separate buffers); timed with worker/gpu/timing.h,
+//      rotating among the sets, outputs poisoned before and compared on the device after EVERY
+//      timed sample (the host's rules, degenerate outputs included: ClassifyDegenerate() on the
+//      device's summary statistics; unwritten: SUSPICIOUS, wrong or degenerate: WRONG_ANSWER,
+//      the detail naming the tensor, the moment and the rule: a kernel that skips work
+//      every k-th launch, after some time, or replays another set's result is caught in the
+//      act); guard bands of every set's tensors and scratch after timing (RUNTIME_ERROR, before a
+//      failed sample's verdict); input checksums of every set (INPUT_MODIFIED); SUSPICIOUS when the
+//      median is under 90% of the physical floor (ceilings.h) or the device was still busy after
+//      the stop event in most samples; then re-checked on set 1: new inputs at the same addresses
+//      with the previous outputs left in place (a kernel caching by pointer or replaying what the
+//      output holds returns stale values: WRONG_ANSWER), then the same with poisoned outputs (guard
+//      bands checked after each of the two runs); then the baselines missing from
+//      RunSpec.cached_baselines ("reference" and each known library baseline) measured on set 1 and
+//      returned in new_baselines; speedup = baseline median / candidate median for every (shape,
+//      baseline), flagged ("speedup_over_10x: ...") when over 10x a library baseline; every timing
+//      carries SOL% and the floor; throttled samples (NVML) are discarded and flagged; verdict
+//      CORRECT.
+// Compile-only job (or no GPU): set up + compile the candidate only → COMPILED.
+// Errors never escape: Run() always returns a result. A sticky CUDA error ends the job with
+// RUNTIME_ERROR (the message names the plan launch and shape) and sticky() turns true: the
+// caller must write the result and exit(3). An out-of-bounds write caught by a guard band
+// (guard_bands.h: every tensor and scratch buffer has one before and after, filled with a
+// per-job canary) is RUNTIME_ERROR without a cudaError and not sticky; the message names the
+// buffer, the side, the bytes modified and the shape. A progress line is sent before every
+// step that can take long (each compile, each test shape, each timing shape, each baseline).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kjudge/v1/runner.pb.h"
+#include "worker/judge/baseline_registry.h"
+#include "worker/judge/candidate_process.h"
+#include "worker/judge/ceilings.h"
+#include "worker/judge/cubin_cache.h"
+#include "worker/gpu/cuda_module.h"
+#include "worker/judge/device_tensors.h"
+#include "worker/judge/device_utilities.h"
+#include "worker/judge/gpu_context.h"
+#include "worker/gpu/guard_bands.h"
+#include "worker/gpu/job_setup.h"
+#include "worker/gpu/plan_executor.h"
+#include "worker/gpu/timing.h"
+
+namespace kjudge::runner {
+
+using ProgressFn = std::function<void(v1::Stage stage, int done, int total)>;
+
+// What a runner holds across jobs. GPU members are null in compile-only mode.
+struct RunnerEnv {
+  const GpuContext* gpu = nullptr;
+  const CubinCache* cache = nullptr;
+  DeviceUtilities* utilities = nullptr;
+  L2Flusher* flusher = nullptr;
+  BaselineLibraries* libraries = nullptr;  // library baselines (baseline_registry.h)
+  cudaStream_t stream = nullptr;
+  int device = 0;
+  CandidateLauncher* candidates = nullptr;  // a fresh candidate process per full job
+  TimingOptions timing;
+  std::string uncalibrated_reason;  // why timing.event_overhead_us is 0 ("" when calibrated)
+};
+
+class VerdictProtocol {
+ public:
+  VerdictProtocol(RunnerEnv env, v1::RunSpec run, ProgressFn progress);
+  v1::RunnerResult Run();
+  bool sticky() const { return sticky_; }
+
+ private:
+  // Each group below is one concept, in its own file (README.md, "Verdict protocol files").
+
+  // The order of the steps (verdict_protocol.cc).
+  bool FullJob() const;
+  absl::Status Execute();
+  absl::Status CheckCandidate();
+  absl::Status TimeBenchShapes();
+  absl::Status TimeShape(size_t i);
+  // Where a job's time goes, logged at its end: "compile 120, reference compile 0, ...".
+  void Mark(const char* phase);
+
+  // Programs: compiling the candidate and the reference, loading the candidate into its
+  // process, and every run of the trusted reference (verdict_programs.cc).
+  absl::Status CompileCandidate();
+  absl::Status CompileReference();
+  absl::Status LoadCandidate();
+  absl::Status RunReferences();
+  absl::StatusOr<std::vector<std::vector<double>>> RunReferenceShape(size_t i);
+  absl::Status RunReferenceInto(const Shape& shape, const TensorSet& inputs,
+                                const TensorSet& outputs);
+  absl::Status EnsureReferenceModule();
+  PlanLimits Limits() const;
+
+  // Test-shape checks and fault diagnosis (verdict_test_shapes.cc).
+  absl::Status CheckShape(size_t i, v1::Verdict* verdict);
+  // After the candidate faulted with an illegal address on test shape i: a fresh candidate
+  // runs it again with writable inputs; INPUT_MODIFIED naming them if they changed, else
+  // `fault` as it was.
+  absl::Status DiagnoseFault(size_t i, const absl::Status& fault);
+  // Shares `tensors` and `scratch` with the candidate as set `set` of shape i; inputs are
+  // read-only there unless `writable_inputs` (DiagnoseFault's second run).
+  absl::Status BindSet(int set, bool bench, size_t i, const TensorSet& tensors,
+                       const ScratchSet& scratch, bool writable_inputs = false);
+
+  // Bench sets and timed samples with their per-sample checks (verdict_bench_samples.cc).
+  // One bench shape's input sets: inputs (generated on the GPU), the reference's outputs for
+  // them in separate buffers, input checksums, and the candidate plan bound to them.
+  struct BenchSet {
+    int id = 0;          // the candidate's name for it
+    TensorSet tensors;   // shared with the candidate (inputs read-only there)
+    TensorSet expected;  // the judge's alone
+    ScratchSet scratch;  // shared with the candidate
+    uint64_t input_seed = 0;  // of the inputs it holds now
+  };
+  absl::StatusOr<int> InputSetsThatFit(const Shape& shape) const;
+  absl::StatusOr<BenchSet> MakeBenchSet(size_t i, int k);
+  // Fresh inputs for the next timed sample on `set`, the expected outputs for them, poisoned
+  // outputs.
+  absl::Status PrepareSample(size_t i, BenchSet& set);
+  // The expected outputs of bench shape i for `inputs`, into `expected`: from the problem's
+  // first library baseline that computes the whole problem (cuBLAS: the same fp32 result, 10x
+  // faster than a plain reference kernel, so checking every sample stays cheap) once it agreed
+  // with the reference on this shape's first sample; else from the reference.
+  absl::Status RunExpected(size_t i, const TensorSet& inputs, const TensorSet& expected);
+  const LibraryBaselineSpec* FullLibraryBaseline() const;
+  // nullopt when `actual` matches `expected`; else the failed outcome (detail names `when`).
+  absl::StatusOr<std::optional<v1::TestOutcome>> CompareOnDevice(const Shape& shape,
+                                                                 const TensorSet& actual,
+                                                                 const TensorSet& expected,
+                                                                 const std::string& when);
+  absl::Status FailTiming(const Shape& shape, v1::TestOutcome outcome);
+
+  // Input, guard-band and after-timing checks (verdict_integrity.cc).
+  // The inputs of `tensors` against a private copy regenerated from `seed`: the names of
+  // those that differ byte for byte ("" when none).
+  absl::StatusOr<std::string> ModifiedInputs(const Shape& shape, const TensorSet& tensors,
+                                             uint64_t seed);
+  // RUNTIME_ERROR naming the buffer, side and bytes when a guard of `buffers` was modified.
+  absl::Status CheckGuards(const std::vector<GuardedBuffer>& buffers, const std::string& when);
+  absl::Status RecheckAfterTiming(size_t i, BenchSet& set);
+
+  // Baseline measurement (verdict_baselines.cc).
+  // How many baselines of the bench shapes are not in RunSpec.cached_baselines.
+  int MissingBaselineCount() const;
+  absl::Status MeasureBaselines(size_t i, TensorSet& tensors, double floor_us);
+  absl::Status CheckBaselineOutputs(const Shape& shape, const TensorSet& tensors);
+  const v1::BaselineTiming* CachedBaseline(const std::string& shape,
+                                           const std::string& name) const;
+
+  // Result assembly: flags, the speed verdict, speedups, the message (verdict_report.cc).
+  // The job-wide flags of timed jobs: no clock monitor, uncalibrated event overhead.
+  void AddBenchFlags();
+  absl::Status JudgeSpeed(const Shape& shape, const TimingResult& t, double floor_us);
+  void AddTimingFlags(const std::string& who, const Shape& shape, const TimingResult& t);
+  Ceilings MeasuredCeilings() const;
+  void AddSpeedups();
+  std::string CorrectMessage() const;
+
+  RunnerEnv env_;
+  v1::RunSpec run_;
+  ProgressFn progress_;
+  uint64_t seed_ = 0;
+  GuardPattern guards_{0};  // the job's guard bands (canary: its own secret), set in Run()
+  uint64_t samples_drawn_ = 0;  // fresh inputs drawn for timed samples so far
+  std::map<size_t, bool> library_oracle_ok_;  // bench shape -> the library agreed (RunExpected)
+  std::string phases_;                        // Mark()
+  std::chrono::steady_clock::time_point last_mark_;
+  bool sticky_ = false;
+  JobSetup setup_;
+  CompileOutcome candidate_;
+  CompileOutcome reference_;
+  std::unique_ptr<CandidateProcess> process_;  // this job's candidate process
+  int next_set_ = 0;
+  std::optional<CudaModule> reference_module_;
+  std::vector<std::vector<std::vector<double>>> reference_outputs_;  // [shape][output][element]
+  std::map<std::string, double> candidate_median_;                  // by shape label
+  int baselines_total_ = 0;
+  int baselines_done_ = 0;
+  v1::RunnerResult out_;
+};
+
+}  // namespace kjudge::runner
