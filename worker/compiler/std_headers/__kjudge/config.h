@@ -15,7 +15,7 @@
 #endif
 
 // Bumped whenever a header of this folder changes what it declares (also in compiled cubins'
-// cache key, through the folder's digest: worker/runner/cubin_cache.cc).
+// cache key, through the folder's digest: worker/judge/cubin_cache.cc).
 #define KJUDGE_STD_HEADERS 1
 
 #include <cuda/std/version>
