@@ -32,6 +32,22 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
   return db;
 }
 
+absl::StatusOr<std::unique_ptr<Database>> Database::OpenReadOnly(const std::string& path) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    absl::Status status = absl::UnavailableError(
+        absl::StrCat("cannot open database '", path, "' read-only: ", raw ? sqlite3_errmsg(raw) : "out of memory",
+                     " (start kjudge-server on it first: it creates the file and its schema)"));
+    sqlite3_close(raw);
+    return status;
+  }
+  std::unique_ptr<Database> db(new Database(raw));
+  // A reader waits out the moment a checkpoint holds the WAL index instead of failing.
+  sqlite3_busy_timeout(raw, 5000);
+  if (absl::Status status = db->Execute("PRAGMA query_only=ON;"); !status.ok()) return status;
+  return db;
+}
+
 Database::~Database() { sqlite3_close_v2(db_); }
 
 absl::Status Database::Execute(std::string_view sql) {

@@ -291,10 +291,12 @@ absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const 
   std::lock_guard lock(shared_->mutex);
   std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible,
                                  " AND (?3 = 0 OR state = ?3) AND (?4 = '' OR problem = ?4)"
-                                 " AND (?5 = 0 OR id < ?5)");
+                                 " AND (?5 = 0 OR id < ?5) AND (?7 = 0 OR verdict = ?7)"
+                                 " AND (?8 = 0 OR created_unix_ms >= ?8) AND (?9 = 0 OR created_unix_ms < ?9)");
   // Tag keys are restricted to [A-Za-z0-9_.:-] at intake and in ListJobs, so they are safe
   // inside a quoted JSON path; values are bound.
-  int next = 7;
+  constexpr int kFirstTagParam = 10;
+  int next = kFirstTagParam;
   for (const auto& [key, value] : filter.tags) {
     absl::StrAppend(&sql, " AND json_extract(tags_json, '$.\"", key, "\"') = ?", next++);
   }
@@ -303,7 +305,8 @@ absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const 
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, static_cast<int>(filter.state));
   stmt->Bind(4, filter.problem).Bind(5, filter.before_id).Bind(6, filter.limit);
-  next = 7;
+  stmt->Bind(7, static_cast<int>(filter.verdict)).Bind(8, filter.created_after_ms).Bind(9, filter.created_before_ms);
+  next = kFirstTagParam;
   for (const auto& [key, value] : filter.tags) stmt->Bind(next++, value);
   std::vector<v1::Job> jobs;
   jobs.reserve(static_cast<size_t>(filter.limit));

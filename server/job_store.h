@@ -73,6 +73,9 @@ struct JobFilter {
   std::string problem;
   int64_t before_id = 0;  // paging: only jobs with id < before_id; 0: from the newest
   int limit = 50;
+  v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;  // finished with this verdict; unset: any
+  int64_t created_after_ms = 0;   // submitted at or after (Unix ms); 0: no bound
+  int64_t created_before_ms = 0;  // submitted before (Unix ms); 0: no bound
 };
 
 struct StatsScope {

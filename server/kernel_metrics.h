@@ -22,6 +22,11 @@ inline constexpr double kFastPThresholds[] = {0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
 // The speedup of one result against `baseline`, or a value <= 0 when it has none.
 double JobSpeedup(const v1::JobResult& result, const std::string& baseline);
 
+// fast_p at each p of `ps` (see the definitions above), in order: the fraction of `results` that
+// are CORRECT with a speedup over `baseline` above p. The dashboard draws it as a curve.
+std::vector<v1::FastP> FastPCurve(const std::vector<v1::JobResult>& results, const std::string& baseline,
+                                  const std::vector<double>& ps);
+
 v1::Stats ComputeStats(const std::vector<v1::JobResult>& results, const std::string& baseline);
 
 }  // namespace kjudge::server
