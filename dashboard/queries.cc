@@ -217,7 +217,7 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
   std::lock_guard lock(shared_.mutex);
   // Leaderboards show what owners made public (GetStats public_only), plus the viewer's own.
   absl::StatusOr<Statement> stmt = shared_.db->Prepare(
-      "SELECT j.id, COALESCE(k.name, j.api_key_id), j.tags_json, j.result_json, j.public FROM jobs j "
+      "SELECT j.id, j.api_key_id, k.name, j.tags_json, j.result_json, j.public FROM jobs j "
       "LEFT JOIN api_keys k ON k.id = j.api_key_id WHERE j.problem = ?3 AND j.state = 3 AND j.verdict = ?4 "
       "AND j.compile_only = 0 AND (?1 = 1 OR j.public = 1 OR j.api_key_id = ?2)");
   if (!stmt.ok()) return stmt.status();
@@ -226,14 +226,19 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
   std::map<std::string, LeaderboardRow> best;
   absl::Status status = ForEachRow(*stmt, [&](const Statement& s) {
     v1::JobResult result;
-    if (!FromJson(s.ColumnText(3), &result).ok()) return;
+    if (!FromJson(s.ColumnText(4), &result).ok()) return;
     LeaderboardRow row = Score(result);
     if (!(row.time_us > 0)) return;
-    row.who = by == "model" ? TagValue(s.ColumnText(2), "model") : s.ColumnText(1);
-    if (row.who.empty()) row.who = by == "model" ? "(no model tag)" : "(anonymous)";
+    // Owners are keys (two keys may share a name): grouped by key id, shown as "name (id)".
+    const std::string group = by == "model" ? TagValue(s.ColumnText(3), "model") : s.ColumnText(1);
+    if (by == "model") {
+      row.who = group.empty() ? "(no model tag)" : group;
+    } else {
+      row.who = group.empty() ? "(anonymous, auth off)" : absl::StrCat(s.ColumnText(2), " (", group, ")");
+    }
     row.job_id = s.ColumnInt(0);
-    row.is_public = s.ColumnInt(4) != 0;
-    auto [it, inserted] = best.try_emplace(row.who, row);
+    row.is_public = s.ColumnInt(5) != 0;
+    auto [it, inserted] = best.try_emplace(group, row);
     if (!inserted && row.time_us < it->second.time_us) it->second = row;
   });
   if (!status.ok()) return status;
