@@ -51,6 +51,7 @@ int Serve(const Options& options) {
   std::unique_ptr<httplib::Server> server = tls ? std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str())
                                                 : std::make_unique<httplib::Server>();
   if (!server->is_valid()) return Usage("cannot load --tls-cert/--tls-key (PEM certificate and key expected)");
+  server->set_tcp_nodelay(true);  // else small pages wait ~40 ms on delayed ACKs
   kjudge::dashboard::App app(queries->get(), catalog->get(), {options.require_auth, tls});
   app.Register(*server);
   if (!server->bind_to_port(host, port)) return Usage("cannot listen on " + options.listen + " (port in use?)");

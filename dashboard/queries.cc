@@ -17,6 +17,9 @@ using server::Statement;
 constexpr char kVisible[] = "(?1 = 1 OR api_key_id = ?2)";
 constexpr int64_t kMinuteMs = 60000;
 constexpr int64_t kHourMs = 3600000;
+// The runs index lists the tags of this many newest jobs (a scan of every job's tags would
+// grow without bound); any tag can still be typed into the form.
+constexpr int64_t kRunTagsWindow = 20000;
 
 void BindViewer(Statement& stmt, const Viewer& viewer) {
   stmt.Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id);
@@ -122,7 +125,7 @@ absl::Status Queries::FillActivity(const Viewer& viewer, int64_t now_ms, Overvie
   std::lock_guard lock(shared_.mutex);
   const int64_t hour_start = now_ms - kHourMs, day_start = now_ms - 24 * kHourMs;
   absl::StatusOr<Statement> minutes = shared_.db->Prepare(absl::StrCat(
-      "SELECT (finished_unix_ms - ?3) / ", kMinuteMs, ", COUNT(*) FROM jobs WHERE state = 3 AND finished_unix_ms >= ?3 AND ",
+      "SELECT (finished_unix_ms - ?3) / ", kMinuteMs, ", COUNT(*) FROM jobs WHERE finished_unix_ms >= ?3 AND state = 3 AND ",
       kVisible, " GROUP BY 1"));
   if (!minutes.ok()) return minutes.status();
   BindViewer(*minutes, viewer);
@@ -134,7 +137,7 @@ absl::Status Queries::FillActivity(const Viewer& viewer, int64_t now_ms, Overvie
   });
   if (!status.ok()) return status;
   absl::StatusOr<Statement> hours = shared_.db->Prepare(absl::StrCat(
-      "SELECT (finished_unix_ms - ?3) / ", kHourMs, ", verdict, COUNT(*) FROM jobs WHERE state = 3 AND finished_unix_ms >= ?3 AND ",
+      "SELECT (finished_unix_ms - ?3) / ", kHourMs, ", verdict, COUNT(*) FROM jobs WHERE finished_unix_ms >= ?3 AND state = 3 AND ",
       kVisible, " GROUP BY 1, 2"));
   if (!hours.ok()) return hours.status();
   BindViewer(*hours, viewer);
@@ -217,7 +220,9 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
   std::lock_guard lock(shared_.mutex);
   // Leaderboards show what owners made public (GetStats public_only), plus the viewer's own.
   absl::StatusOr<Statement> stmt = shared_.db->Prepare(
-      "SELECT j.id, j.api_key_id, k.name, j.tags_json, j.result_json, j.public FROM jobs j "
+      "SELECT j.id, j.api_key_id, k.name, j.tags_json, "
+      "  '{\"timings\":' || json_extract(j.result_json, '$.timings') || ',\"speedups\":' || "
+      "  json_extract(j.result_json, '$.speedups') || '}', j.public FROM jobs j "
       "LEFT JOIN api_keys k ON k.id = j.api_key_id WHERE j.problem = ?3 AND j.state = 3 AND j.verdict = ?4 "
       "AND j.compile_only = 0 AND (?1 = 1 OR j.public = 1 OR j.api_key_id = ?2)");
   if (!stmt.ok()) return stmt.status();
@@ -266,11 +271,15 @@ absl::StatusOr<RunStats> Queries::Run(const std::map<std::string, std::string>& 
 
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> Queries::RunTags(const Viewer& viewer) {
   std::lock_guard lock(shared_.mutex);
-  absl::StatusOr<Statement> stmt = shared_.db->Prepare(absl::StrCat(
-      "SELECT t.key || '=' || t.value, COUNT(*) FROM jobs, json_each(jobs.tags_json) t WHERE ", kVisible,
-      " AND t.key IN ('model', 'run') GROUP BY 1 ORDER BY 1 LIMIT 500"));
+  // Admins: every job's tags, straight from the job_tags index. Tenants: their newest jobs'.
+  absl::StatusOr<Statement> stmt = shared_.db->Prepare(viewer.admin ?
+      "SELECT key || '=' || value, COUNT(*) FROM job_tags WHERE key IN ('model', 'run') AND ?1 = 1 AND ?2 = ?2 "
+      "AND ?3 = ?3 GROUP BY key, value ORDER BY 1 LIMIT 500" : absl::StrCat(
+      "SELECT t.key || '=' || t.value, COUNT(*) FROM (SELECT tags_json FROM jobs WHERE ", kVisible,
+      " ORDER BY id DESC LIMIT ?3) j, json_each(j.tags_json) t WHERE t.key IN ('model', 'run') GROUP BY 1 ORDER BY 1 LIMIT 500"));
   if (!stmt.ok()) return stmt.status();
   BindViewer(*stmt, viewer);
+  stmt->Bind(3, kRunTagsWindow);
   std::vector<std::pair<std::string, int64_t>> out;
   absl::Status status =
       ForEachRow(*stmt, [&](const Statement& s) { out.emplace_back(s.ColumnText(0), s.ColumnInt(1)); });

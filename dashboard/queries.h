@@ -92,7 +92,7 @@ class Queries {
   // Stats of the viewer's finished jobs carrying every tag (admins: everyone's).
   absl::StatusOr<RunStats> Run(const std::map<std::string, std::string>& tags, const std::string& baseline,
                                const Viewer& viewer);
-  // Values of the `model` and `run` tags on the viewer's jobs, with job counts.
+  // Values of the `model` and `run` tags on the viewer's 20,000 newest jobs, with job counts.
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> RunTags(const Viewer& viewer);
 
  private:

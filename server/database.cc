@@ -44,7 +44,12 @@ absl::StatusOr<std::unique_ptr<Database>> Database::OpenReadOnly(const std::stri
   std::unique_ptr<Database> db(new Database(raw));
   // A reader waits out the moment a checkpoint holds the WAL index instead of failing.
   sqlite3_busy_timeout(raw, 5000);
-  if (absl::Status status = db->Execute("PRAGMA query_only=ON;"); !status.ok()) return status;
+  // Reads map the file (no read() per page) and keep 64 MiB of pages: a dashboard page that
+  // walks 20,000 jobs then costs memory reads, not system calls.
+  if (absl::Status status = db->Execute("PRAGMA query_only=ON; PRAGMA mmap_size=1073741824; PRAGMA cache_size=-65536;");
+      !status.ok()) {
+    return status;
+  }
   return db;
 }
 
@@ -115,6 +120,8 @@ absl::Status Statement::Run() {
 }
 
 int64_t Statement::ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+double Statement::ColumnDouble(int column) const { return sqlite3_column_double(stmt_, column); }
 
 std::string Statement::ColumnText(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);

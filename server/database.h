@@ -64,6 +64,7 @@ class Statement {
   absl::Status Run();
 
   int64_t ColumnInt(int column) const;
+  double ColumnDouble(int column) const;
   std::string ColumnText(int column) const;
   bool ColumnIsNull(int column) const;
 

@@ -143,7 +143,8 @@ class JobStore {
   absl::StatusOr<bool> Release(const LeaseRef& lease, const std::string& reason);
 
   // Results of finished, fully judged (not compile-only, not cancelled) jobs whose tags contain every entry of
-  // `tags` and whose problem starts with `problem_prefix`, oldest first.
+  // `tags` and whose problem starts with `problem_prefix`, oldest first: the verdict, and the
+  // speedups of CORRECT jobs, only (what ComputeStats reads).
   // `scope` limits them to the viewer's jobs (admin: all) or to public jobs.
   absl::StatusOr<std::vector<v1::JobResult>> FinishedResults(const std::map<std::string, std::string>& tags,
                                                              const std::string& problem_prefix,
