@@ -141,3 +141,72 @@ TEST_F(JobStoreClientTest, ListFiltersByTagAndPagesNewestFirst) {
 
 }  // namespace
 }  // namespace kjudge::server
+
+namespace kjudge::server {
+namespace {
+
+// Stats read tags through job_tags (filled by a trigger): any key works, even one that would
+// break a JSON path, and only the speedups of correct jobs come back.
+TEST_F(JobStoreClientTest, FinishedResultsMatchTagsExactlyAndKeepOnlyWhatStatsRead) {
+  const Viewer admin{"", true};
+  const std::vector<std::pair<std::string, v1::Verdict>> jobs = {
+      {"m1", v1::CORRECT}, {"m1", v1::WRONG_ANSWER}, {"m2", v1::CORRECT}, {"m1\"'.x", v1::CORRECT}};
+  for (const auto& [model, verdict] : jobs) {
+    NewJob job = Job("kj_a");
+    job.tags["model"] = model;
+    job.tags["odd key \"$"] = "v";
+    ASSERT_TRUE(store_->Enqueue(job).ok());
+    absl::StatusOr<std::optional<LeasedJob>> leased = store_->LeaseNext("worker-1", true);
+    ASSERT_TRUE(leased.ok() && leased->has_value());
+    v1::JobResult result;
+    result.set_verdict(verdict);
+    result.set_message("stored, but not needed by stats");
+    v1::Speedup* speedup = result.add_speedups();
+    speedup->set_shape("N=1");
+    speedup->set_baseline("reference");
+    speedup->set_speedup(2.5);
+    ASSERT_TRUE(store_->Complete(LeaseRef{(*leased)->id, "worker-1", (*leased)->lease_token}, result).ok());
+  }
+  absl::StatusOr<std::vector<v1::JobResult>> m1 = store_->FinishedResults({{"model", "m1"}}, "", StatsScope{admin, false});
+  ASSERT_TRUE(m1.ok()) << m1.status();
+  ASSERT_EQ(m1->size(), 2U);
+  EXPECT_EQ((*m1)[0].verdict(), v1::CORRECT);
+  ASSERT_EQ((*m1)[0].speedups_size(), 1);
+  EXPECT_EQ((*m1)[0].speedups(0).baseline(), "reference");
+  EXPECT_DOUBLE_EQ((*m1)[0].speedups(0).speedup(), 2.5);
+  EXPECT_TRUE((*m1)[0].message().empty()) << "stats read verdicts and speedups only";
+  EXPECT_EQ((*m1)[1].verdict(), v1::WRONG_ANSWER);
+  EXPECT_EQ((*m1)[1].speedups_size(), 0) << "a wrong answer's speedups never count";
+  EXPECT_EQ(store_->FinishedResults({{"model", "m1\"'.x"}}, "", StatsScope{admin, false})->size(), 1U);
+  EXPECT_EQ(store_->FinishedResults({{"odd key \"$", "v"}, {"model", "m2"}}, "", StatsScope{admin, false})->size(), 1U);
+  EXPECT_EQ(store_->FinishedResults({{"model", "m1"}}, "", StatsScope{Viewer{"kj_b", false}, false})->size(), 0U);
+}
+
+TEST_F(JobStoreClientTest, ListFiltersByVerdictAndSubmissionTime) {
+  const Viewer alice{"kj_a", false};
+  int64_t now = 1'000'000;
+  shared_->now_ms = [&now] { return now; };
+  for (int i = 0; i < 3; ++i, now += 1000) {
+    NewJob job = Job("kj_a");
+    if (i == 1) {
+      job.immediate_result = v1::JobResult();
+      job.immediate_result->set_verdict(v1::REJECTED);
+    }
+    ASSERT_TRUE(store_->Enqueue(job).ok());
+  }
+  JobFilter rejected;
+  rejected.verdict = v1::REJECTED;
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->List(alice, rejected);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1U);
+  EXPECT_EQ((*jobs)[0].id(), "2");
+  JobFilter window;
+  window.created_after_ms = 1'001'000;
+  window.created_before_ms = 1'002'000;
+  jobs = store_->List(alice, window);
+  ASSERT_EQ(jobs->size(), 1U);
+  EXPECT_EQ((*jobs)[0].id(), "2");
+}
+
+}  // namespace
+}  // namespace kjudge::server

@@ -78,3 +78,27 @@ TEST(KernelMetrics, NoJobsGivesZeros) {
 
 }  // namespace
 }  // namespace kjudge::server
+
+namespace kjudge::server {
+namespace {
+
+TEST(KernelMetrics, FastPCurveIsAStepFunctionThatAgreesWithComputeStats) {
+  std::vector<v1::JobResult> results = {Result(v1::CORRECT, {{"reference", 1.5}}), Result(v1::CORRECT, {{"reference", 0.5}}),
+                                        Result(v1::WRONG_ANSWER, {{"reference", 9.0}}), Result(v1::CORRECT)};
+  const std::vector<double> ps = {0.0, 0.25, 0.5, 1.0, 1.49, 1.5, 2.0};
+  std::vector<v1::FastP> curve = FastPCurve(results, "reference", ps);
+  ASSERT_EQ(curve.size(), ps.size());
+  // Speedups of correct jobs: 1.5, 0.5 and none (0); the wrong answer's 9x never counts.
+  const double expected[] = {0.5, 0.5, 0.25, 0.25, 0.25, 0.0, 0.0};
+  for (size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_EQ(curve[i].p(), ps[i]);
+    EXPECT_DOUBLE_EQ(curve[i].fraction(), expected[i]) << "p = " << ps[i];
+  }
+  v1::Stats stats = ComputeStats(results, "reference");
+  for (const v1::FastP& entry : stats.fast_p()) {
+    EXPECT_DOUBLE_EQ(FastPCurve(results, "reference", {entry.p()})[0].fraction(), entry.fraction());
+  }
+}
+
+}  // namespace
+}  // namespace kjudge::server
