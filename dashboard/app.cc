@@ -130,7 +130,7 @@ void App::Register(httplib::Server& server) {
   };
   // Wraps a page handler: authentication, then the page or an error page.
   using Handler = std::function<std::string(const httplib::Request&, const Caller&, int64_t now, int* status)>;
-  auto page = [authenticate](Handler handler) {
+  auto page = [authenticate](const Handler& handler) {
     return [authenticate, handler](const httplib::Request& req, httplib::Response& res) {
       std::optional<Caller> caller = authenticate(req, res, false);
       if (!caller) return;

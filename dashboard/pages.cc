@@ -52,9 +52,11 @@ std::string WorkersTable(const std::vector<WorkerRow>& workers, int64_t now_ms, 
 
 std::string ActivityCharts(const Overview& o) {
   std::vector<std::string> minutes;
+  minutes.reserve(60);
   for (int i = 0; i < 60; ++i) minutes.push_back(absl::StrCat(i - 60, " min"));
   std::vector<double> per_minute(o.per_minute.begin(), o.per_minute.end());
   std::vector<std::string> hours;
+  hours.reserve(24);
   for (int i = 0; i < 24; ++i) hours.push_back(absl::StrCat(i - 24, " h"));
   std::vector<Series> mix;
   for (const auto& [verdict, counts] : o.verdicts_per_hour) {

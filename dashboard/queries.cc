@@ -248,6 +248,7 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
   });
   if (!status.ok()) return status;
   std::vector<LeaderboardRow> rows;
+  rows.reserve(best.size());
   for (auto& [who, row] : best) rows.push_back(std::move(row));
   std::sort(rows.begin(), rows.end(), [](const LeaderboardRow& a, const LeaderboardRow& b) {
     return a.time_us != b.time_us ? a.time_us < b.time_us : a.job_id < b.job_id;

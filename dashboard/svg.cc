@@ -29,14 +29,14 @@ std::string Open(int width, int height) {
                       "\" viewBox=\"0 0 ", width, " ", height, "\">");
 }
 
-// Y axis with 4 gridlines from 0 to y_max.
-std::string YAxis(double y_max, int width, int height, const std::string& fmt) {
+// Y axis with 4 gridlines from 0 to y_max, labelled with `decimals` decimals.
+std::string YAxis(double y_max, int width, int height, int decimals) {
   std::string out;
   const double plot_h = height - kTop - kBottom;
   for (int i = 0; i <= 4; ++i) {
     const double y = kTop + plot_h - plot_h * i / 4.0;
     absl::StrAppend(&out, LineEl(kLeft, y, width - kRight, y, "#e4e7ec"),
-                    Text(kLeft - 4, y + 4, absl::StrFormat(fmt.c_str(), y_max * i / 4.0), "end"));
+                    Text(kLeft - 4, y + 4, absl::StrFormat("%.*f", decimals, y_max * i / 4.0), "end"));
   }
   return out;
 }
@@ -62,7 +62,7 @@ std::string StackedBars(const std::vector<std::string>& labels, const std::vecto
     for (const Series& s : series) total += i < s.values.size() ? s.values[i] : 0;
     y_max = std::max(y_max, total);
   }
-  std::string out = Open(width, height) + YAxis(y_max, width, height, "%.0f");
+  std::string out = Open(width, height) + YAxis(y_max, width, height, 0);
   const double plot_w = width - kLeft - kRight, plot_h = height - kTop - kBottom;
   const double bar_w = labels.empty() ? 0 : plot_w / static_cast<double>(labels.size());
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -92,7 +92,7 @@ std::string StackedBars(const std::vector<std::string>& labels, const std::vecto
 
 std::string Lines(const std::vector<double>& xs, const std::vector<Series>& series, double y_max,
                   const std::string& x_label, const std::string& y_label, int width, int height) {
-  std::string out = Open(width, height) + YAxis(y_max, width, height, "%.2f");
+  std::string out = Open(width, height) + YAxis(y_max, width, height, 2);
   const double plot_w = width - kLeft - kRight, plot_h = height - kTop - kBottom;
   const double x_min = xs.empty() ? 0 : xs.front(), x_max = xs.empty() ? 1 : std::max(xs.back(), x_min + 1e-9);
   auto px = [&](double x) { return kLeft + plot_w * (x - x_min) / (x_max - x_min); };

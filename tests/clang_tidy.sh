@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-ci}
-files=$(git ls-files 'common/*.cc' 'server/*.cc' 'worker/*.cc' 'client/*.cc' | grep -v '^worker/runner/')
+files=$(git ls-files 'common/*.cc' 'server/*.cc' 'worker/*.cc' 'client/*.cc' 'dashboard/*.cc' | grep -v '^worker/runner/')
 # The runner's files need CUDA headers; they are checked too when the build has them.
 if [ -f "$build/compile_commands.json" ] && grep -q 'worker/runner/' "$build/compile_commands.json"; then
   files="$files $(git ls-files 'worker/runner/*.cc')"
