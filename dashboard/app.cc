@@ -217,7 +217,10 @@ void App::Register(httplib::Server& server) {
   server.Get("/runs", page([this](const httplib::Request& req, const Caller& c, int64_t, int* status) {
     const std::string baseline = req.has_param("baseline") && !req.get_param_value("baseline").empty()
                                      ? req.get_param_value("baseline") : kDefaultBaseline;
-    absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> tags = queries_->RunTags(c.viewer);
+    // The tag list is for picking runs: only the index page (no run chosen yet) reads it.
+    const bool picking = req.get_param_value("a").empty() && req.get_param_value("b").empty();
+    absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> tags =
+        picking ? queries_->RunTags(c.viewer) : std::vector<std::pair<std::string, int64_t>>();
     if (!tags.ok()) return *status = 500, ErrorPage(500, ErrorText(tags.status()), c.who);
     std::optional<RunStats> runs[2];
     const char* params[2] = {"a", "b"};
