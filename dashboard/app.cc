@@ -46,6 +46,40 @@ std::string KeyOf(const httplib::Request& req) {
   return CookieValue(req, kCookie);
 }
 
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string UrlDecode(absl::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%' && i + 2 < text.size() && HexDigit(text[i + 1]) >= 0 && HexDigit(text[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigit(text[i + 1]) * 16 + HexDigit(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// A query parameter whose value may itself hold '=' unescaped (a hand-typed
+// /runs?a=model=x): cpp-httplib 0.11 cuts such values at the second '=', so they are read
+// from the raw request target.
+std::string TagParam(const httplib::Request& req, absl::string_view name) {
+  const size_t query = req.target.find('?');
+  if (query == std::string::npos) return "";
+  for (absl::string_view part : absl::StrSplit(absl::string_view(req.target).substr(query + 1), '&')) {
+    if (absl::ConsumePrefix(&part, name) && absl::ConsumePrefix(&part, "=")) return UrlDecode(part);
+  }
+  return "";
+}
+
 // "model=a,run=b" -> {model: a, run: b}.
 std::optional<std::map<std::string, std::string>> ParseTags(const std::string& text) {
   std::map<std::string, std::string> tags;
@@ -71,7 +105,7 @@ std::optional<int64_t> ParseWhen(const std::string& text) {
 std::optional<Refusal> BuildFilter(const httplib::Request& req, JobsQuery* q, server::JobFilter* filter) {
   q->problem = req.get_param_value("problem");
   q->verdict = req.get_param_value("verdict");
-  q->tag = req.get_param_value("tag");
+  q->tag = TagParam(req, "tag");
   q->after = req.get_param_value("after");
   q->before = req.get_param_value("before");
   filter->problem = q->problem;
@@ -218,14 +252,14 @@ void App::Register(httplib::Server& server) {
     const std::string baseline = req.has_param("baseline") && !req.get_param_value("baseline").empty()
                                      ? req.get_param_value("baseline") : kDefaultBaseline;
     // The tag list is for picking runs: only the index page (no run chosen yet) reads it.
-    const bool picking = req.get_param_value("a").empty() && req.get_param_value("b").empty();
+    const bool picking = TagParam(req, "a").empty() && TagParam(req, "b").empty();
     absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> tags =
         picking ? queries_->RunTags(c.viewer) : std::vector<std::pair<std::string, int64_t>>();
     if (!tags.ok()) return *status = 500, ErrorPage(500, ErrorText(tags.status()), c.who);
     std::optional<RunStats> runs[2];
     const char* params[2] = {"a", "b"};
     for (int i = 0; i < 2; ++i) {
-      const std::string text = req.get_param_value(params[i]);
+      const std::string text = TagParam(req, params[i]);
       if (text.empty()) continue;
       std::optional<std::map<std::string, std::string>> parsed = ParseTags(text);
       if (!parsed) return *status = 400, ErrorPage(400, absl::StrCat(params[i], "='", text, "' is not KEY=VALUE[,KEY=VALUE]"), c.who);

@@ -321,6 +321,8 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
   EXPECT_NEAR(std::stod(fast_1[0]), fast, 1e-6);
   EXPECT_GT(fast, 0.0);
   EXPECT_NE(runs.find("<polyline"), std::string::npos) << "the fast_p curve";
+  const std::string typed = Browse(admin_key_, "/runs?a=model=m-a");  // '=' left unescaped, as typed
+  EXPECT_EQ(Attributes(typed, "id=\"fastp-a-1.00\"", "data-value"), fast_1);
   Browse(admin_key_, "/problems", "problems");
 
   // Tenancy: alice's pages hold exactly her jobs; bob's job reads like a missing one.
