@@ -276,7 +276,7 @@ void App::Register(httplib::Server& server) {
     std::optional<Caller> c = authenticate(req, res, true);
     if (!c) return;
     const int64_t now = server::SystemNowMs();
-    absl::StatusOr<Overview> o = queries_->GetOverview(Viewer{c->viewer.key_id, false}, now);  // no workers needed
+    absl::StatusOr<Overview> o = queries_->GetOverview(c->viewer, now, /*with_workers=*/false);
     if (!o.ok()) return res.status = 500, res.set_content(nlohmann::json{{"error", ErrorText(o.status())}}.dump(), "application/json");
     int64_t last_10 = 0;
     for (size_t i = 50; i < o->per_minute.size(); ++i) last_10 += o->per_minute[i];

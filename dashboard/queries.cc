@@ -150,7 +150,7 @@ absl::Status Queries::FillActivity(const Viewer& viewer, int64_t now_ms, Overvie
   });
 }
 
-absl::StatusOr<Overview> Queries::GetOverview(const Viewer& viewer, int64_t now_ms) {
+absl::StatusOr<Overview> Queries::GetOverview(const Viewer& viewer, int64_t now_ms, bool with_workers) {
   Overview overview;
   absl::StatusOr<server::JobStore::Counts> counts = jobs_.CountByState();
   if (!counts.ok()) return counts.status();
@@ -167,7 +167,7 @@ absl::StatusOr<Overview> Queries::GetOverview(const Viewer& viewer, int64_t now_
     overview.oldest_queued_unix_ms = *row && !oldest->ColumnIsNull(0) ? oldest->ColumnInt(0) : 0;
   }
   if (absl::Status s = FillActivity(viewer, now_ms, &overview); !s.ok()) return s;
-  if (viewer.admin) {
+  if (viewer.admin && with_workers) {
     absl::StatusOr<std::vector<WorkerRow>> workers = Workers();
     if (!workers.ok()) return workers.status();
     overview.workers = std::move(*workers);

@@ -81,7 +81,8 @@ class Queries {
 
   // The key behind `secret` (nullopt: unknown or revoked), verified as the server does.
   absl::StatusOr<std::optional<server::ApiKey>> LookupKey(const std::string& secret);
-  absl::StatusOr<Overview> GetOverview(const Viewer& viewer, int64_t now_ms);
+  // Workers are read only for admins, and only when `with_workers` (the polled numbers skip them).
+  absl::StatusOr<Overview> GetOverview(const Viewer& viewer, int64_t now_ms, bool with_workers = true);
   absl::StatusOr<std::vector<v1::Job>> ListJobs(const Viewer& viewer, const server::JobFilter& filter);
   absl::StatusOr<std::optional<JobDetail>> GetJob(int64_t id, const Viewer& viewer);
   absl::StatusOr<std::vector<v1::BaselineTiming>> Baselines(const std::string& problem);

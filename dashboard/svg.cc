@@ -81,12 +81,23 @@ std::string StackedBars(const std::vector<std::string>& labels, const std::vecto
       absl::StrAppend(&out, Text(x + bar_w / 2, height - kBottom + 14, labels[i]));
     }
   }
-  double lx = kLeft;
+  // The legend wraps onto a second line (below the axis labels) when it is wider than the plot.
+  double lx = kLeft, ly = height - 12;
   for (const Series& s : series) {
-    absl::StrAppend(&out, "<rect x=\"", Num(lx), "\" y=\"", height - 12, "\" width=\"9\" height=\"9\" fill=\"", s.color,
-                    "\"/>", Text(lx + 12, height - 4, s.name, "start"));
-    lx += 24 + 6.5 * static_cast<double>(s.name.size());
+    const double w = 24 + 6.5 * static_cast<double>(s.name.size());
+    if (lx + w > width && lx > kLeft) {
+      lx = kLeft;
+      ly += 13;
+    }
+    absl::StrAppend(&out, "<rect x=\"", Num(lx), "\" y=\"", Num(ly), "\" width=\"9\" height=\"9\" fill=\"", s.color,
+                    "\"/>", Text(lx + 12, ly + 8, s.name, "start"));
+    lx += w;
   }
+  // Grow the picture to hold the wrapped legend.
+  const std::string grown = absl::StrCat("height=\"", static_cast<int>(ly) + 14, "\" viewBox=\"0 0 ", width, " ",
+                                         static_cast<int>(ly) + 14, "\"");
+  const std::string original = absl::StrCat("height=\"", height, "\" viewBox=\"0 0 ", width, " ", height, "\"");
+  if (ly > height - 12) out.replace(out.find(original), original.size(), grown);
   return out + "</svg>";
 }
 

@@ -69,6 +69,12 @@ std::string ById(const std::string& html, const std::string& id) {
   return m[1].str();
 }
 
+std::string OneDecimal(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f", v);
+  return text;
+}
+
 v1::JobResult Recorded(v1::Verdict verdict, const std::string& shape, double median_us, double speedup) {
   v1::JobResult r;
   r.set_verdict(verdict);
@@ -269,6 +275,10 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
   EXPECT_NE(overview.find(worker_id_), std::string::npos) << "admins see worker ids";
   EXPECT_NE(overview.find("Compile-only workers"), std::string::npos);
   EXPECT_NE(overview.find("data-poll=\"/api/overview\""), std::string::npos) << "the overview updates itself";
+  // Every job finished within the last ten minutes: the rate over them is done / 10, also
+  // after the page has polled (Chromium's virtual time runs the 2 s poll).
+  const double done = std::stod(Sql(db_, "SELECT COUNT(*) FROM jobs WHERE state = 3").at(0));
+  EXPECT_EQ(ById(overview, "jobs-per-minute"), OneDecimal(done / 10.0));
 
   // Jobs: the admin sees every job; a filter by verdict shows only that verdict.
   const std::string all_jobs = Browse(admin_key_, "/jobs", "jobs");
