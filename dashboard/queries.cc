@@ -69,32 +69,53 @@ std::string TagValue(const std::string& tags_json, const std::string& key) {
 
 }  // namespace
 
-Queries::Queries(std::unique_ptr<server::Database> db)
-    : jobs_(&shared_, server::JobStoreOptions{}), keys_(&shared_), baselines_(&shared_) {
-  shared_.db = std::move(db);
-  shared_.now_ms = server::SystemNowMs;
+Queries::Lane::Lane(std::unique_ptr<server::Database> db)
+    : jobs(&shared, server::JobStoreOptions{}), keys(&shared), baselines(&shared) {
+  shared.db = std::move(db);
+  shared.now_ms = server::SystemNowMs;
 }
 
-absl::StatusOr<std::unique_ptr<Queries>> Queries::Open(const std::string& db_path) {
-  absl::StatusOr<std::unique_ptr<server::Database>> db = server::Database::OpenReadOnly(db_path);
-  if (!db.ok()) return db.status();
-  // The schema must be the server's: a file the server never migrated has no jobs table.
-  absl::StatusOr<Statement> probe = (*db)->Prepare("SELECT public FROM jobs LIMIT 1");
-  if (!probe.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "'", db_path, "' has no kjudge schema (", probe.status().message(),
-        "); point --db at the file kjudge-server uses, after the server has started once"));
+Queries::Taken::~Taken() {
+  {
+    std::lock_guard lock(owner_->mutex_);
+    owner_->free_.push_back(lane_);
   }
-  return std::unique_ptr<Queries>(new Queries(std::move(*db)));
+  owner_->lane_freed_.notify_one();
+}
+
+Queries::Taken Queries::Take() {
+  std::unique_lock lock(mutex_);
+  lane_freed_.wait(lock, [this] { return !free_.empty(); });
+  Lane* lane = free_.back();
+  free_.pop_back();
+  return Taken(this, lane);
+}
+
+absl::StatusOr<std::unique_ptr<Queries>> Queries::Open(const std::string& db_path, int connections) {
+  std::unique_ptr<Queries> queries(new Queries());
+  for (int i = 0; i < std::max(1, connections); ++i) {
+    absl::StatusOr<std::unique_ptr<server::Database>> db = server::Database::OpenReadOnly(db_path);
+    if (!db.ok()) return db.status();
+    // The schema must be the server's: a file the server never migrated has no jobs table.
+    absl::StatusOr<Statement> probe = (*db)->Prepare("SELECT public FROM jobs LIMIT 1");
+    if (!probe.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "'", db_path, "' has no kjudge schema (", probe.status().message(),
+          "); point --db at the file kjudge-server uses, after the server has started once"));
+    }
+    queries->lanes_.push_back(std::make_unique<Lane>(std::move(*db)));
+    queries->free_.push_back(queries->lanes_.back().get());
+  }
+  return queries;
 }
 
 absl::StatusOr<std::optional<server::ApiKey>> Queries::LookupKey(const std::string& secret) {
-  return keys_.Lookup(secret);
+  return Take()->keys.Lookup(secret);
 }
 
-absl::StatusOr<std::vector<WorkerRow>> Queries::Workers() {
-  std::lock_guard lock(shared_.mutex);
-  absl::StatusOr<Statement> stmt = shared_.db->Prepare(
+absl::StatusOr<std::vector<WorkerRow>> Queries::Workers(Lane& lane) {
+  std::lock_guard lock(lane.shared.mutex);
+  absl::StatusOr<Statement> stmt = lane.shared.db->Prepare(
       "WITH served AS (SELECT worker_id, SUM(state = 3) AS served, SUM(state = 3 AND verdict = ?1) AS faults, "
       "  MAX(CASE WHEN state = 2 THEN id END) AS in_hand FROM jobs WHERE worker_id IS NOT NULL GROUP BY worker_id) "
       "SELECT w.id, w.name, w.gpu_json, w.hardware_key, w.registered_unix_ms, w.last_seen_unix_ms, "
@@ -121,10 +142,10 @@ absl::StatusOr<std::vector<WorkerRow>> Queries::Workers() {
   return rows;
 }
 
-absl::Status Queries::FillActivity(const Viewer& viewer, int64_t now_ms, Overview* overview) {
-  std::lock_guard lock(shared_.mutex);
+absl::Status Queries::FillActivity(Lane& lane, const Viewer& viewer, int64_t now_ms, Overview* overview) {
+  std::lock_guard lock(lane.shared.mutex);
   const int64_t hour_start = now_ms - kHourMs, day_start = now_ms - 24 * kHourMs;
-  absl::StatusOr<Statement> minutes = shared_.db->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> minutes = lane.shared.db->Prepare(absl::StrCat(
       "SELECT (finished_unix_ms - ?3) / ", kMinuteMs, ", COUNT(*) FROM jobs WHERE finished_unix_ms >= ?3 AND state = 3 AND ",
       kVisible, " GROUP BY 1"));
   if (!minutes.ok()) return minutes.status();
@@ -136,7 +157,7 @@ absl::Status Queries::FillActivity(const Viewer& viewer, int64_t now_ms, Overvie
     if (bucket >= 0 && bucket < 60) overview->per_minute[static_cast<size_t>(bucket)] = s.ColumnInt(1);
   });
   if (!status.ok()) return status;
-  absl::StatusOr<Statement> hours = shared_.db->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> hours = lane.shared.db->Prepare(absl::StrCat(
       "SELECT (finished_unix_ms - ?3) / ", kHourMs, ", verdict, COUNT(*) FROM jobs WHERE finished_unix_ms >= ?3 AND state = 3 AND ",
       kVisible, " GROUP BY 1, 2"));
   if (!hours.ok()) return hours.status();
@@ -152,23 +173,24 @@ absl::Status Queries::FillActivity(const Viewer& viewer, int64_t now_ms, Overvie
 
 absl::StatusOr<Overview> Queries::GetOverview(const Viewer& viewer, int64_t now_ms, bool with_workers) {
   Overview overview;
-  absl::StatusOr<server::JobStore::Counts> counts = jobs_.CountByState();
+  Taken lane = Take();
+  absl::StatusOr<server::JobStore::Counts> counts = lane->jobs.CountByState();
   if (!counts.ok()) return counts.status();
   overview.queued = counts->queued;
   overview.running = counts->running;
   overview.done = counts->done;
   {
-    std::lock_guard lock(shared_.mutex);
+    std::lock_guard lock(lane->shared.mutex);
     absl::StatusOr<Statement> oldest =
-        shared_.db->Prepare("SELECT MIN(created_unix_ms) FROM jobs WHERE state = 1");
+        lane->shared.db->Prepare("SELECT MIN(created_unix_ms) FROM jobs WHERE state = 1");
     if (!oldest.ok()) return oldest.status();
     absl::StatusOr<bool> row = oldest->Step();
     if (!row.ok()) return row.status();
     overview.oldest_queued_unix_ms = *row && !oldest->ColumnIsNull(0) ? oldest->ColumnInt(0) : 0;
   }
-  if (absl::Status s = FillActivity(viewer, now_ms, &overview); !s.ok()) return s;
+  if (absl::Status s = FillActivity(*lane, viewer, now_ms, &overview); !s.ok()) return s;
   if (viewer.admin && with_workers) {
-    absl::StatusOr<std::vector<WorkerRow>> workers = Workers();
+    absl::StatusOr<std::vector<WorkerRow>> workers = Workers(*lane);
     if (!workers.ok()) return workers.status();
     overview.workers = std::move(*workers);
   }
@@ -176,17 +198,18 @@ absl::StatusOr<Overview> Queries::GetOverview(const Viewer& viewer, int64_t now_
 }
 
 absl::StatusOr<std::vector<v1::Job>> Queries::ListJobs(const Viewer& viewer, const server::JobFilter& filter) {
-  return jobs_.List(viewer, filter);
+  return Take()->jobs.List(viewer, filter);
 }
 
 absl::StatusOr<std::optional<JobDetail>> Queries::GetJob(int64_t id, const Viewer& viewer) {
-  absl::StatusOr<std::optional<v1::Job>> job = jobs_.GetFor(id, viewer);
+  Taken lane = Take();
+  absl::StatusOr<std::optional<v1::Job>> job = lane->jobs.GetFor(id, viewer);
   if (!job.ok()) return job.status();
   if (!job->has_value()) return std::optional<JobDetail>();
   JobDetail detail;
   detail.job = std::move(**job);
-  std::lock_guard lock(shared_.mutex);
-  absl::StatusOr<Statement> stmt = shared_.db->Prepare(absl::StrCat(
+  std::lock_guard lock(lane->shared.mutex);
+  absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(absl::StrCat(
       "SELECT s.body, j.launch_plan, j.filename, j.seed, COALESCE(k.name, j.api_key_id) FROM jobs j "
       "JOIN sources s ON s.sha256 = j.source_sha256 LEFT JOIN api_keys k ON k.id = j.api_key_id "
       "WHERE j.id = ?3 AND (?1 = 1 OR j.api_key_id = ?2)"));
@@ -206,7 +229,7 @@ absl::StatusOr<std::optional<JobDetail>> Queries::GetJob(int64_t id, const Viewe
 }
 
 absl::StatusOr<std::vector<v1::BaselineTiming>> Queries::Baselines(const std::string& problem) {
-  absl::StatusOr<std::vector<v1::BaselineTiming>> all = baselines_.List(problem);
+  absl::StatusOr<std::vector<v1::BaselineTiming>> all = Take()->baselines.List(problem);
   if (!all.ok()) return all.status();
   std::vector<v1::BaselineTiming> exact;  // List matches a prefix; a problem page wants its own
   for (v1::BaselineTiming& b : *all) {
@@ -217,9 +240,10 @@ absl::StatusOr<std::vector<v1::BaselineTiming>> Queries::Baselines(const std::st
 
 absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::string& problem, const std::string& by,
                                                                  const Viewer& viewer) {
-  std::lock_guard lock(shared_.mutex);
+  Taken lane = Take();
+  std::lock_guard lock(lane->shared.mutex);
   // Leaderboards show what owners made public (GetStats public_only), plus the viewer's own.
-  absl::StatusOr<Statement> stmt = shared_.db->Prepare(
+  absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(
       "SELECT j.id, j.api_key_id, k.name, j.tags_json, "
       "  '{\"timings\":' || json_extract(j.result_json, '$.timings') || ',\"speedups\":' || "
       "  json_extract(j.result_json, '$.speedups') || '}', j.public FROM jobs j "
@@ -259,7 +283,7 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
 absl::StatusOr<RunStats> Queries::Run(const std::map<std::string, std::string>& tags, const std::string& baseline,
                                       const Viewer& viewer) {
   absl::StatusOr<std::vector<v1::JobResult>> results =
-      jobs_.FinishedResults(tags, "", server::StatsScope{viewer, /*public_only=*/false});
+      Take()->jobs.FinishedResults(tags, "", server::StatsScope{viewer, /*public_only=*/false});
   if (!results.ok()) return results.status();
   RunStats run;
   run.tags = tags;
@@ -271,9 +295,10 @@ absl::StatusOr<RunStats> Queries::Run(const std::map<std::string, std::string>& 
 }
 
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> Queries::RunTags(const Viewer& viewer) {
-  std::lock_guard lock(shared_.mutex);
+  Taken lane = Take();
+  std::lock_guard lock(lane->shared.mutex);
   // Admins: every job's tags, straight from the job_tags index. Tenants: their newest jobs'.
-  absl::StatusOr<Statement> stmt = shared_.db->Prepare(viewer.admin ?
+  absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(viewer.admin ?
       "SELECT key || '=' || value, COUNT(*) FROM job_tags WHERE key IN ('model', 'run') AND ?1 = 1 AND ?2 = ?2 "
       "AND ?3 = ?3 GROUP BY key, value ORDER BY 1 LIMIT 500" : absl::StrCat(
       "SELECT t.key || '=' || t.value, COUNT(*) FROM (SELECT tags_json FROM jobs WHERE ", kVisible,

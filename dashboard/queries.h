@@ -9,9 +9,11 @@
 // computed. Thread-safe: the connection is serialised by SharedDatabase's mutex.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,7 +79,9 @@ struct RunStats {
 
 class Queries {
  public:
-  static absl::StatusOr<std::unique_ptr<Queries>> Open(const std::string& db_path);
+  // `connections` read-only connections: that many pages can read at once (and a run
+  // comparison reads its two runs in parallel).
+  static absl::StatusOr<std::unique_ptr<Queries>> Open(const std::string& db_path, int connections = 4);
 
   // The key behind `secret` (nullopt: unknown or revoked), verified as the server does.
   absl::StatusOr<std::optional<server::ApiKey>> LookupKey(const std::string& secret);
@@ -97,14 +101,38 @@ class Queries {
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> RunTags(const Viewer& viewer);
 
  private:
-  explicit Queries(std::unique_ptr<server::Database> db);
-  absl::StatusOr<std::vector<WorkerRow>> Workers();
-  absl::Status FillActivity(const Viewer& viewer, int64_t now_ms, Overview* overview);
+  // One read-only connection and the server's stores over it.
+  struct Lane {
+    explicit Lane(std::unique_ptr<server::Database> db);
+    server::SharedDatabase shared;
+    server::JobStore jobs;
+    server::ApiKeys keys;
+    server::BaselineStore baselines;
+  };
+  // A lane taken from the pool for one call; given back on destruction.
+  class Taken {
+   public:
+    Taken(Queries* owner, Lane* lane) : owner_(owner), lane_(lane) {}
+    ~Taken();
+    Taken(const Taken&) = delete;
+    Taken& operator=(const Taken&) = delete;
+    Lane* operator->() const { return lane_; }
+    Lane& operator*() const { return *lane_; }
 
-  server::SharedDatabase shared_;
-  server::JobStore jobs_;
-  server::ApiKeys keys_;
-  server::BaselineStore baselines_;
+   private:
+    Queries* owner_;
+    Lane* lane_;
+  };
+
+  Queries() = default;
+  Taken Take();
+  static absl::StatusOr<std::vector<WorkerRow>> Workers(Lane& lane);
+  static absl::Status FillActivity(Lane& lane, const Viewer& viewer, int64_t now_ms, Overview* overview);
+
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::mutex mutex_;
+  std::condition_variable lane_freed_;
+  std::vector<Lane*> free_;
 };
 
 }  // namespace kjudge::dashboard
