@@ -56,7 +56,8 @@ int ShowJob(CliContext& cli, const JobArgs& args);
 
 struct StatsArgs {
   std::vector<std::string> tags;  // key=value filters
-  std::string baseline = "reference";
+  std::string baseline;      // "": each problem's strongest baseline (docs/metrics.md)
+  bool kernelbench = false;  // --kernelbench: the same as --baseline torch_eager
   std::string problem_prefix;
   bool public_only = false;  // every tenant's public jobs (a leaderboard) instead of your own
 };

@@ -1,5 +1,7 @@
 #include "client/job_view.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -37,6 +39,54 @@ void PrintTests(const v1::JobResult& result, std::ostream& out) {
   }
 }
 
+// What a baseline is, in words, from the server's description of the default choice.
+std::string BaselineLabel(const v1::JobResult& result, const std::string& name) {
+  if (name == "reference") return "catalog kernel";
+  if (name == "torch_eager") return "PyTorch eager, KernelBench's definition";
+  if (name == "torch_compile") return "torch.compile";
+  for (const v1::BaselineStrength& s : result.default_denominator().considered()) {
+    if (s.baseline() == name && s.kind() == v1::BASELINE_KIND_LIBRARY) return "library";
+  }
+  return "";
+}
+
+double GeomeanOf(const v1::JobResult& result, const std::string& name) {
+  double log_sum = 0.0;
+  int count = 0;
+  for (const v1::Speedup& speedup : result.speedups()) {
+    if (speedup.baseline() != name || !(speedup.speedup() > 0)) continue;
+    log_sum += std::log(speedup.speedup());
+    ++count;
+  }
+  return count > 0 ? std::exp(log_sum / count) : 0.0;
+}
+
+// Every speedup names its baseline; the default one (the server's choice) is marked, and
+// KernelBench's number (vs torch_eager) is repeated beside it when the job has one.
+void PrintSpeedups(const v1::JobResult& result, std::ostream& out) {
+  if (result.speedups().empty()) return;
+  const v1::Denominator& chosen = result.default_denominator();
+  for (const v1::Speedup& speedup : result.speedups()) {
+    const std::string label = BaselineLabel(result, speedup.baseline());
+    const bool is_default = !chosen.baseline().empty() && speedup.baseline() == chosen.baseline();
+    out << absl::StrFormat("  speedup vs %s%s at %s: %.3fx%s\n", speedup.baseline(),
+                           label.empty() ? "" : " (" + label + ")", speedup.shape(), speedup.speedup(),
+                           is_default ? "   <- default" : "");
+  }
+  if (!result.has_default_denominator()) {
+    out << "  (no default speedup recorded: this result predates it; every speedup above names its baseline)\n";
+    return;
+  }
+  if (chosen.baseline().empty()) {
+    out << "  default speedup: none, " << chosen.note() << "\n";
+    return;
+  }
+  out << absl::StrFormat("  default speedup: %.3fx %s\n", GeomeanOf(result, chosen.baseline()), chosen.note());
+  if (chosen.baseline() != "torch_eager" && GeomeanOf(result, "torch_eager") > 0) {
+    out << absl::StrFormat("  KernelBench speedup: %.3fx vs torch_eager (PyTorch eager)\n", GeomeanOf(result, "torch_eager"));
+  }
+}
+
 void PrintTimings(const v1::JobResult& result, std::ostream& out) {
   for (const v1::ShapeTiming& shape : result.timings()) {
     const v1::Timing& t = shape.timing();
@@ -50,9 +100,7 @@ void PrintTimings(const v1::JobResult& result, std::ostream& out) {
       out << absl::StrFormat("    speed of light: %.1f%% (physical floor %.2f us)\n", t.sol_percent(), t.floor_us());
     }
   }
-  for (const v1::Speedup& speedup : result.speedups()) {
-    out << absl::StrFormat("  speedup vs %s at %s: %.3fx\n", speedup.baseline(), speedup.shape(), speedup.speedup());
-  }
+  PrintSpeedups(result, out);
   for (const std::string& flag : result.flags()) out << "  flag: " << flag << "\n";
 }
 

@@ -71,9 +71,22 @@ int main(int argc, char** argv) {
   cancel->add_option("id", cancel_id, "job id")->required();
 
   StatsArgs stats_args;
-  auto* stats = app.add_subcommand("stats", "compile rate, correctness, fast_p and geomean speedup (KernelBench's definitions)");
+  auto* stats = app.add_subcommand(
+      "stats",
+      "compile rate, correctness, fast_p and geomean speedup (KernelBench's definitions), per problem and in all.\n"
+      "By default each problem's speedups are against the strongest baseline measured for it on its GPU:\n"
+      "the fastest library call (cuBLAS, cuBLASLt ...) or PyTorch eager timed on every benchmark shape;\n"
+      "the catalog's reference kernel only where nothing else was measured, and then the table says so.\n"
+      "The table names each problem's denominator; where PyTorch eager times exist, KernelBench's number\n"
+      "(vs torch_eager) is printed beside the default. See docs/metrics.md.");
   stats->add_option("--tag", stats_args.tags, "only jobs with this key=value tag (repeatable)");
-  stats->add_option("--baseline", stats_args.baseline, "speedups against this baseline")->capture_default_str();
+  auto* baseline_option = stats->add_option(
+      "--baseline", stats_args.baseline,
+      "speedups against this baseline for every problem: reference, torch_eager, torch_compile, cublas ... "
+      "(default: each problem's strongest)");
+  stats->add_flag("--kernelbench", stats_args.kernelbench,
+                  "KernelBench's definition: speedups against PyTorch eager (= --baseline torch_eager)")
+      ->excludes(baseline_option);
   stats->add_option("--problems", stats_args.problem_prefix, "only problems starting with this, e.g. level1/");
   stats->add_flag("--public", stats_args.public_only,
                   "every tenant's jobs submitted with --public (a leaderboard); default: your own jobs");

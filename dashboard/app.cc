@@ -250,8 +250,8 @@ void App::Register(httplib::Server& server) {
     return ProblemPage(*entry, *baselines, *board, by, c.who);
   }));
   server.Get("/runs", page([this](const httplib::Request& req, const Caller& c, int64_t, int* status) {
-    const std::string baseline = req.has_param("baseline") && !req.get_param_value("baseline").empty()
-                                     ? req.get_param_value("baseline") : kDefaultBaseline;
+    // No baseline: each problem's default denominator, as GetStats and `kjudge stats`.
+    const std::string baseline = req.has_param("baseline") ? req.get_param_value("baseline") : "";
     // The tag list is for picking runs: only the index page (no run chosen yet) reads it.
     const bool picking = TagParam(req, "a").empty() && TagParam(req, "b").empty();
     absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> tags =
@@ -261,13 +261,15 @@ void App::Register(httplib::Server& server) {
     const char* params[2] = {"a", "b"};
     // The two runs are read in parallel, each on its own connection.
     std::future<absl::StatusOr<RunStats>> pending[2];
+    server::LibraryNames library;  // what each problem's default denominator may choose
+    for (const v1::ProblemSummary& p : catalog_->List()) library[p.name()] = catalog_->LibraryBaselineNames(p.name());
     for (int i = 0; i < 2; ++i) {
       const std::string text = TagParam(req, params[i]);
       if (text.empty()) continue;
       std::optional<std::map<std::string, std::string>> parsed = ParseTags(text);
       if (!parsed) return *status = 400, ErrorPage(400, absl::StrCat(params[i], "='", text, "' is not KEY=VALUE[,KEY=VALUE]"), c.who);
-      pending[i] = std::async(std::launch::async, [this, tags = *parsed, baseline, viewer = c.viewer] {
-        return queries_->Run(tags, baseline, viewer);
+      pending[i] = std::async(std::launch::async, [this, tags = *parsed, baseline, library, viewer = c.viewer] {
+        return queries_->Run(tags, baseline, library, viewer);
       });
     }
     for (int i = 0; i < 2; ++i) {

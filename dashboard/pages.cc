@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "dashboard/html.h"
 #include "dashboard/svg.h"
+#include "server/kernel_metrics.h"
 
 namespace kjudge::dashboard {
 namespace {
@@ -105,17 +106,16 @@ std::string JobsPage(const std::vector<v1::Job>& jobs, const JobsQuery& q, int64
       Escape(q.tag), "\">after <input name=\"after\" placeholder=\"2026-11-23 00:00\" value=\"", Escape(q.after),
       "\">before <input name=\"before\" value=\"", Escape(q.before), "\"><button>filter</button></form>",
       "<table id=\"jobs\"><tr><th>id</th><th>problem</th><th>state / verdict</th><th>tags</th><th>submitted</th>"
-      "<th>median (first shape)</th><th>speedup vs ", kDefaultBaseline, "</th></tr>");
+      "<th>median (first shape)</th><th>default speedup</th></tr>");
   for (const v1::Job& job : jobs) {
     const double median = job.result().timings().empty() ? 0 : job.result().timings(0).timing().median_us();
-    double speedup = 0;
-    for (const v1::Speedup& s : job.result().speedups()) {
-      if (s.baseline() == kDefaultBaseline) speedup = s.speedup();
-    }
+    // Against the denominator the server chose for this job (none on results stored before it did).
+    const std::string& denominator = job.result().default_denominator().baseline();
+    const double speedup = denominator.empty() ? 0 : server::JobSpeedup(job.result(), denominator);
     absl::StrAppend(&body, "<tr class=\"job-row\" data-job=\"", Escape(job.id()), "\"><td><a href=\"/jobs/",
                     Escape(job.id()), "\">", Escape(job.id()), "</a></td>", Td(job.problem()), "<td>", VerdictSpan(job),
                     "</td>", Td(TagsText(job)), Td(FormatAge(job.created_unix_ms(), now_ms) + " ago"), TdN(FormatUs(median)),
-                    TdN(speedup > 0 ? absl::StrFormat("%.2fx", speedup) : "-"), "</tr>");
+                    TdN(speedup > 0 ? absl::StrFormat("%.2fx vs %s", speedup, Escape(denominator)) : "-"), "</tr>");
   }
   absl::StrAppend(&body, "</table>", jobs.empty() ? "<p>No jobs match.</p>" : "");
   if (next_before_id > 0) {
@@ -169,6 +169,19 @@ std::string Mismatches(const v1::JobResult& r) {
                       out, "</table>");
 }
 
+// The job's default denominator in words, as `kjudge job` prints it.
+std::string DefaultNote(const v1::JobResult& r) {
+  if (r.speedups().empty()) return "";
+  if (!r.has_default_denominator()) {
+    return "<p id=\"default-speedup\">No default speedup recorded: this result predates it; each speedup names its "
+           "baseline.</p>";
+  }
+  const v1::Denominator& d = r.default_denominator();
+  if (d.baseline().empty()) return absl::StrCat("<p id=\"default-speedup\">Default speedup: none, ", Escape(d.note()), "</p>");
+  return absl::StrCat("<p id=\"default-speedup\">Default speedup ",
+                      absl::StrFormat("%.3fx ", server::JobSpeedup(r, d.baseline())), Escape(d.note()), "</p>");
+}
+
 std::string Timings(const v1::JobResult& r) {
   if (r.timings().empty()) return "";
   std::vector<TimingRow> plot;
@@ -181,8 +194,9 @@ std::string Timings(const v1::JobResult& r) {
     for (const v1::Speedup& s : r.speedups()) {
       if (s.shape() != st.shape() || !(s.speedup() > 0)) continue;
       row.markers.emplace_back(s.baseline(), s.speedup() * t.median_us());  // speedup = baseline / candidate
-      absl::StrAppend(&speedups, s.baseline() == kDefaultBaseline ? "<b>" : "", Escape(s.baseline()),
-                      s.baseline() == kDefaultBaseline ? " (default)</b>" : "", absl::StrFormat(" %.2fx<br>", s.speedup()));
+      const bool is_default = s.baseline() == r.default_denominator().baseline();
+      absl::StrAppend(&speedups, is_default ? "<b>" : "", Escape(s.baseline()), is_default ? " (default)</b>" : "",
+                      absl::StrFormat(" %.2fx<br>", s.speedup()));
     }
     absl::StrAppend(&rows, "<tr class=\"timing\" data-shape=\"", Escape(st.shape()), "\" data-median-us=\"",
                     absl::StrFormat("%.6g", t.median_us()), "\">", Td(st.shape()), TdN(FormatUs(t.median_us())),
@@ -193,7 +207,7 @@ std::string Timings(const v1::JobResult& r) {
   }
   return absl::StrCat("<h2>Timing per bench shape</h2><table><tr><th>shape</th><th>median</th><th>std/mean</th>"
                       "<th>p95</th><th>samples</th><th>SOL%</th><th>speedup per baseline</th></tr>",
-                      rows, "</table>", TimingPlot(plot, 820),
+                      rows, "</table>", DefaultNote(r), TimingPlot(plot, 820),
                       "<p>Baseline medians are the yellow marks. kjudge stores each shape's summary "
                       "(min, median, mean, std, p95, p99, max), not the raw samples.</p>");
 }
@@ -247,7 +261,7 @@ std::string ProblemPage(const server::CatalogEntry& entry, const std::vector<v1:
                   ")</h2><p>Rank by <a href=\"", link, "?by=owner\">owner</a> | <a href=\"", link,
                   "?by=model\">model tag</a>. ", who.admin ? "All jobs." : "Public jobs, and your own.",
                   "</p><table id=\"leaderboard\"><tr><th>#</th><th>", by == "model" ? "model" : "owner",
-                  "</th><th>time (geomean of bench medians)</th><th>speedup vs ", kDefaultBaseline,
+                  "</th><th>time (geomean of bench medians)</th><th>speedup vs ", server::kReferenceBaseline,
                   "</th><th>SOL%</th><th>job</th></tr>");
   for (size_t i = 0; i < leaderboard.size(); ++i) {
     const LeaderboardRow& row = leaderboard[i];
@@ -281,8 +295,17 @@ std::string RunColumn(const RunStats& run, const std::string& id) {
                     absl::StrFormat("-%.2f", f.p()), "\" data-value=\"", absl::StrFormat("%.6f", f.fraction()), "\">",
                     Pct(f.fraction()), "</td></tr>");
   }
+  // Each problem's denominator, as `kjudge stats` lists them.
+  std::string problems;
+  for (const v1::ProblemStats& p : s.problems()) {
+    absl::StrAppend(&problems, "<tr class=\"run-problem\" data-problem=\"", Escape(p.problem()), "\" data-baseline=\"",
+                    Escape(p.denominator().baseline()), "\">", Td(p.gpu().empty() ? p.problem() : p.problem() + " @ " + p.gpu()),
+                    TdN(absl::StrCat(p.correct(), "/", p.jobs())), TdN(absl::StrFormat("%.3fx", p.geomean_speedup())),
+                    Td(p.denominator().note()), "</tr>");
+  }
   const std::string title = absl::StrJoin(run.tags, ",", absl::PairFormatter("="));
-  return absl::StrCat("<div><h2>", Escape(title), "</h2><table>", rows, "</table></div>");
+  return absl::StrCat("<div><h2>", Escape(title), "</h2><table>", rows, "</table><table><tr><th>problem</th>"
+                      "<th>correct</th><th>geomean</th><th>denominator</th></tr>", problems, "</table></div>");
 }
 
 }  // namespace
@@ -298,7 +321,8 @@ std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, c
       a ? Escape(absl::StrJoin(a->tags, ",", absl::PairFormatter("="))) : "",
       "\"> run B <input name=\"b\" list=\"tags\" value=\"",
       b ? Escape(absl::StrJoin(b->tags, ",", absl::PairFormatter("="))) : "",
-      "\"> baseline <input name=\"baseline\" value=\"", Escape(baseline), "\"><button>compare</button><datalist id=\"tags\">",
+      "\"> baseline <input name=\"baseline\" placeholder=\"each problem's default\" value=\"", Escape(baseline),
+      "\"><button>compare</button><datalist id=\"tags\">",
       options, "</datalist></form>");
   if (!a) {
     absl::StrAppend(&body, "<h2>Tagged runs</h2><table><tr><th>tag</th><th>jobs</th></tr>");
@@ -319,7 +343,8 @@ std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, c
   add(*a, "#0969da");
   if (b) add(*b, "#cf222e");
   absl::StrAppend(&body, "<div class=\"cards\">", RunColumn(*a, "a"), b ? RunColumn(*b, "b") : "", "</div>",
-                  "<h2>fast_p over p (speedup threshold against ", Escape(baseline), ")</h2>",
+                  "<h2>fast_p over p (speedup threshold against ",
+                  baseline.empty() ? "each problem's default denominator" : Escape(baseline), ")</h2>",
                   Lines(ps, lines, 1.0, "p", "fraction of jobs correct and faster than p", 720, 260));
   return Page("Runs", "Runs", who.label, body);
 }

@@ -57,7 +57,7 @@ LeaderboardRow Score(const v1::JobResult& result) {
   }
   row.time_us = shapes > 0 ? std::exp(log_sum / shapes) : 0;
   row.sol_percent = sols > 0 ? sol_sum / sols : 0;
-  row.speedup = server::JobSpeedup(result, kDefaultBaseline);
+  row.speedup = server::JobSpeedup(result, server::kReferenceBaseline);
   return row;
 }
 
@@ -281,16 +281,16 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
 }
 
 absl::StatusOr<RunStats> Queries::Run(const std::map<std::string, std::string>& tags, const std::string& baseline,
-                                      const Viewer& viewer) {
-  absl::StatusOr<std::vector<v1::JobResult>> results =
+                                      const server::LibraryNames& library, const Viewer& viewer) {
+  absl::StatusOr<std::vector<server::JudgedResult>> results =
       Take()->jobs.FinishedResults(tags, "", server::StatsScope{viewer, /*public_only=*/false});
   if (!results.ok()) return results.status();
   RunStats run;
   run.tags = tags;
-  run.stats = server::ComputeStats(*results, baseline);
+  run.stats = server::ComputeStats(*results, baseline, library);
   std::vector<double> ps;
   for (int i = 0; i <= 40; ++i) ps.push_back(i * 0.05);
-  run.curve = server::FastPCurve(*results, baseline, ps);
+  run.curve = server::FastPCurve(*results, baseline, library, ps);
   return run;
 }
 

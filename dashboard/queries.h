@@ -28,8 +28,6 @@ namespace kjudge::dashboard {
 
 using server::Viewer;
 
-inline constexpr char kDefaultBaseline[] = "reference";  // as GetStats and `kjudge stats`
-
 struct WorkerRow {
   std::string id;
   std::string name;
@@ -66,7 +64,7 @@ struct LeaderboardRow {
   std::string who;  // owner key name, or the model tag
   int64_t job_id = 0;
   double time_us = 0;     // geometric mean of the bench shapes' medians
-  double speedup = 0;     // JobSpeedup against the default baseline (0: none)
+  double speedup = 0;     // JobSpeedup against "reference" (0: none)
   double sol_percent = 0; // mean over shapes that have one (0: unknown)
   bool is_public = false;
 };
@@ -94,9 +92,10 @@ class Queries {
   // non-admins see public jobs and their own.
   absl::StatusOr<std::vector<LeaderboardRow>> Leaderboard(const std::string& problem, const std::string& by,
                                                            const Viewer& viewer);
-  // Stats of the viewer's finished jobs carrying every tag (admins: everyone's).
+  // Stats of the viewer's finished jobs carrying every tag (admins: everyone's), as GetStats
+  // computes them: baseline "" is each problem's default denominator, chosen among `library`.
   absl::StatusOr<RunStats> Run(const std::map<std::string, std::string>& tags, const std::string& baseline,
-                               const Viewer& viewer);
+                               const server::LibraryNames& library, const Viewer& viewer);
   // Values of the `model` and `run` tags on the viewer's 20,000 newest jobs, with job counts.
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> RunTags(const Viewer& viewer);
 

@@ -9,6 +9,7 @@ packages=(
   libcpp-httplib-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy libclang-rt-14-dev python3 openssl libseccomp-dev
   chromium  # headless, for the dashboard test (tests/integration/dashboard_test.cc)
+  python3-venv python3-grpcio python3-protobuf python3-grpc-tools python3-pytest mypy
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -11,8 +11,12 @@
 #              libm, libpthread, libdl, librt, libutil, libresolv, ld-linux, ...) and CUDA's
 #              (anything under /usr/local/cuda*, and the driver's libcuda / libnvidia-*): the GPU
 #              host's /usr/local/cuda/lib64 and driver provide those
+#   share/kjudge/std_headers/  kjudge's NVRTC standard headers (<cmath>, <cfloat>, <cstdint>...;
+#              worker/compiler/std_headers/README.md): kjudge-compiler finds them at
+#              bin/../share/kjudge/std_headers and reads nothing else but the CUDA include tree
 #   problems/  the problem catalog
-#   tests/gpu/ the GPU test suite (run_suite.sh, cases/)
+#   tests/gpu/ the GPU test suite (run_suite.sh, cases/, run_catalog.sh, run_corpus.sh)
+#   tests/corpus/ the kernel corpus that tests/gpu/run_corpus.sh judges
 #   deploy/torch_baselines.py  PyTorch eager / torch.compile timings for `kjudge baselines import`
 #   env.sh     `source`-able: sets KJUDGE_HOME, LD_LIBRARY_PATH=<bundle>/lib:/usr/local/cuda/lib64
 #              and PATH, from its own location, so the folder can be moved anywhere
@@ -100,12 +104,18 @@ if ((${#not_found[@]})); then
   printf 'pack.sh: warning: ldd found no %s (not copied)\n' "${not_found[@]}" >&2
 fi
 
-# ---- data: problems and the GPU suite ----
+# ---- data: the compiler's standard headers, problems and the GPU suite ----
+mkdir -p "$OUT/share/kjudge"
+cp -R "$ROOT/worker/compiler/std_headers" "$OUT/share/kjudge/std_headers"
+# The compiler runs as nobody when the worker runs as root: the headers must be world-readable.
+chmod -R a+rX "$OUT/share"
+[[ -f "$OUT/share/kjudge/std_headers/cmath" ]] || die "std_headers missing from $OUT/share/kjudge"
 cp -R "$ROOT/problems" "$OUT/problems"
 cp -R "$ROOT/tests/gpu" "$OUT/tests/gpu"
+cp -R "$ROOT/tests/corpus" "$OUT/tests/corpus"   # the kernel corpus (tests/gpu/run_corpus.sh)
 mkdir -p "$OUT/bench" && cp -R "$ROOT/bench/throughput" "$OUT/bench/throughput"
 mkdir -p "$OUT/deploy" && cp "$ROOT/deploy/torch_baselines.py" "$OUT/deploy/"   # PyTorch baselines helper
-chmod +x "$OUT/tests/gpu/run_suite.sh" 2>/dev/null || true
+chmod +x "$OUT/tests/gpu/run_suite.sh" "$OUT/tests/gpu/run_corpus.sh" 2>/dev/null || true
 
 # ---- env.sh ----
 cat > "$OUT/env.sh" <<'ENV'

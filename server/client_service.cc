@@ -273,10 +273,15 @@ grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::Get
   ApiKey caller;
   if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   const std::map<std::string, std::string> tags(request->tags().begin(), request->tags().end());
-  absl::StatusOr<std::vector<v1::JobResult>> results = state_->jobs->FinishedResults(
+  absl::StatusOr<std::vector<JudgedResult>> results = state_->jobs->FinishedResults(
       tags, request->problem_prefix(), StatsScope{ViewerOf(caller), request->public_only()});
   if (!results.ok()) return ToGrpc(results.status());
-  *response = ComputeStats(*results, request->baseline().empty() ? "reference" : request->baseline());
+  LibraryNames library;
+  for (const JudgedResult& judged : *results) {
+    if (!library.contains(judged.problem)) library[judged.problem] = state_->catalog->LibraryBaselineNames(judged.problem);
+  }
+  // "": each problem's strongest baseline (kernel_metrics.h has the rule).
+  *response = ComputeStats(*results, request->baseline(), library);
   return grpc::Status::OK;
 }
 

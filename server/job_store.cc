@@ -600,49 +600,78 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
   return db.Changes();
 }
 
-absl::StatusOr<std::vector<v1::JobResult>> JobStore::FinishedResults(
-    const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
-  std::lock_guard lock(shared_->mutex);
-  // public_only: every tenant's public jobs; else the viewer's own (admin: all). Tags are
-  // matched through job_tags (indexed; keys and values bound), and only the verdict and the
-  // speedups of CORRECT jobs are read back, extracted by SQLite: all that ComputeStats reads,
-  // so stats over 100,000 jobs parse no stored result in C++ (the dashboard's runs, GetStats).
-  std::string sql = absl::StrCat(
-      "SELECT j.id, j.verdict, json_extract(s.value, '$.shape'), json_extract(s.value, '$.baseline'), "
-      "json_extract(s.value, '$.speedup') FROM jobs j "
-      "LEFT JOIN json_each(CASE WHEN j.verdict = ?6 THEN j.result_json END, '$.speedups') s "
-      "WHERE j.state = 3 AND j.compile_only = 0 AND j.verdict != ?5 AND substr(j.problem, 1, length(?3)) = ?3 "
-      "AND (CASE WHEN ?4 = 1 THEN j.public = 1 ELSE (?1 = 1 OR j.api_key_id = ?2) END)");
-  int next = 7;
-  for (size_t i = 0; i < tags.size(); ++i, next += 2) {
-    absl::StrAppend(&sql, " AND j.id IN (SELECT job_id FROM job_tags WHERE key = ?", next, " AND value = ?", next + 1,
+namespace {
+
+// FinishedResults' jobs: finished, fully judged, matching the prefix, the scope and every tag
+// (through job_tags: indexed, keys and values bound). ?1..?5 as bound by BindFinished, tags
+// from ?6 on; `j` is the jobs row.
+std::string FinishedWhere(size_t tag_count) {
+  std::string sql =
+      "j.state = 3 AND j.compile_only = 0 AND j.verdict != ?5 AND substr(j.problem, 1, length(?3)) = ?3 "
+      "AND (CASE WHEN ?4 = 1 THEN j.public = 1 ELSE (?1 = 1 OR j.api_key_id = ?2) END)";
+  for (size_t i = 0; i < tag_count; ++i) {
+    const size_t key = 6 + (2 * i);
+    absl::StrAppend(&sql, " AND j.id IN (SELECT job_id FROM job_tags WHERE key = ?", key, " AND value = ?", key + 1,
                     ")");
   }
-  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(sql, " ORDER BY j.id"));
-  if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, scope.viewer.admin ? 1 : 0).Bind(2, scope.viewer.key_id).Bind(3, problem_prefix);
-  stmt->Bind(4, scope.public_only ? 1 : 0).Bind(5, v1::CANCELLED);  // never judged: not counted
-  stmt->Bind(6, v1::CORRECT);
-  next = 7;
+  return sql;
+}
+
+void BindFinished(Statement& stmt, const std::map<std::string, std::string>& tags, const std::string& problem_prefix,
+                  const StatsScope& scope) {
+  stmt.Bind(1, scope.viewer.admin ? 1 : 0).Bind(2, scope.viewer.key_id).Bind(3, problem_prefix);
+  stmt.Bind(4, scope.public_only ? 1 : 0).Bind(5, v1::CANCELLED);  // never judged: not counted
+  int next = 6;
   for (const auto& [key, value] : tags) {
-    stmt->Bind(next, key).Bind(next + 1, value);
+    stmt.Bind(next, key).Bind(next + 1, value);
     next += 2;
   }
-  std::vector<v1::JobResult> out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
+    const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
+  std::lock_guard lock(shared_->mutex);
+  // Only what ComputeStats reads comes back, extracted by SQLite from one parse of each result:
+  // its verdict, problem, GPU, speedups, and the candidate's median at each timed shape (the
+  // default denominator derives baseline times from them). Rows come per array element,
+  // grouped by job. So stats over 100,000 jobs parse no stored result in C++.
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+      "SELECT j.id, j.verdict, j.problem, top.key, top.value, json_extract(e.value, '$.shape'), "
+      "json_extract(e.value, '$.baseline'), json_extract(e.value, '$.speedup'), "
+      "json_extract(e.value, '$.timing.median_us') FROM jobs j "
+      "LEFT JOIN json_each(j.result_json) top ON top.key IN ('gpu', 'speedups', 'timings') "
+      "LEFT JOIN json_each(CASE WHEN top.key != 'gpu' THEN top.value END) e WHERE ",
+      FinishedWhere(tags.size()), " ORDER BY j.id"));
+  if (!stmt.ok()) return stmt.status();
+  BindFinished(*stmt, tags, problem_prefix, scope);
+  std::vector<JudgedResult> out;
   int64_t last_id = 0;
   while (true) {
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    if (out.empty() || stmt->ColumnInt(0) != last_id) {  // rows come per speedup, grouped by job
+    if (out.empty() || stmt->ColumnInt(0) != last_id) {
       last_id = stmt->ColumnInt(0);
-      out.emplace_back().set_verdict(static_cast<v1::Verdict>(stmt->ColumnInt(1)));
+      JudgedResult& judged = out.emplace_back();
+      judged.problem = stmt->ColumnText(2);
+      judged.result.set_verdict(static_cast<v1::Verdict>(stmt->ColumnInt(1)));
     }
-    if (stmt->ColumnIsNull(3)) continue;  // a job without speedups
-    v1::Speedup* speedup = out.back().add_speedups();
-    speedup->set_shape(stmt->ColumnText(2));
-    speedup->set_baseline(stmt->ColumnText(3));
-    speedup->set_speedup(stmt->ColumnDouble(4));
+    v1::JobResult& result = out.back().result;
+    const std::string key = stmt->ColumnIsNull(3) ? "" : stmt->ColumnText(3);
+    if (key == "gpu") {
+      result.set_gpu(stmt->ColumnText(4));
+    } else if (key == "speedups" && !stmt->ColumnIsNull(7)) {
+      v1::Speedup* speedup = result.add_speedups();
+      speedup->set_shape(stmt->ColumnText(5));
+      speedup->set_baseline(stmt->ColumnText(6));
+      speedup->set_speedup(stmt->ColumnDouble(7));
+    } else if (key == "timings" && !stmt->ColumnIsNull(8)) {
+      v1::ShapeTiming* timing = result.add_timings();
+      timing->set_shape(stmt->ColumnText(5));
+      timing->mutable_timing()->set_median_us(stmt->ColumnDouble(8));
+    }
   }
   return out;
 }

@@ -33,6 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "kjudge/v1/kjudge.pb.h"
+#include "server/kernel_metrics.h"  // JudgedResult
 #include "server/shared_database.h"
 
 namespace kjudge::server {
@@ -143,12 +144,13 @@ class JobStore {
   absl::StatusOr<bool> Release(const LeaseRef& lease, const std::string& reason);
 
   // Results of finished, fully judged (not compile-only, not cancelled) jobs whose tags contain every entry of
-  // `tags` and whose problem starts with `problem_prefix`, oldest first: the verdict, and the
-  // speedups of CORRECT jobs, only (what ComputeStats reads).
+  // `tags` and whose problem starts with `problem_prefix`, oldest first, with each job's problem.
+  // Each result holds only what ComputeStats reads: verdict, gpu, speedups, and its
+  // timings' shapes and median_us (no other Timing field).
   // `scope` limits them to the viewer's jobs (admin: all) or to public jobs.
-  absl::StatusOr<std::vector<v1::JobResult>> FinishedResults(const std::map<std::string, std::string>& tags,
-                                                             const std::string& problem_prefix,
-                                                             const StatsScope& scope);
+  absl::StatusOr<std::vector<JudgedResult>> FinishedResults(const std::map<std::string, std::string>& tags,
+                                                            const std::string& problem_prefix,
+                                                            const StatsScope& scope);
 
   // Queued + running jobs submitted with this key.
   absl::StatusOr<int64_t> CountActiveForKey(const std::string& api_key_id);

@@ -1,15 +1,32 @@
-// KernelMetrics: KernelBench's aggregate metrics over a set of judged jobs.
+// KernelMetrics: KernelBench's aggregate metrics over a set of judged jobs, and THE rule that
+// picks the denominator of a speedup when none is asked for. Nothing else computes either:
+// GetStats, the default denominator stored with every job result, and (through those) the CLI
+// all come from here. docs/metrics.md states the rule for users.
 //
 // Definitions (KernelBench, "fast_p"): over N counted jobs,
 //   compile_rate     = jobs whose source compiled (any verdict but COMPILE_ERROR / REJECTED) / N
 //   correctness_rate = CORRECT jobs / N
-//   fast_p           = CORRECT jobs whose speedup over the baseline is > p, / N
+//   fast_p           = CORRECT jobs whose speedup over the denominator is > p, / N
 //                      (fast_0 = correctness_rate when every correct job has a speedup)
 //   geomean_speedup  = geometric mean of the speedups of CORRECT jobs that have one.
 // A job's speedup over a baseline with several benchmark shapes is the geometric mean of its
-// per-shape speedups. Contract: pure function, no I/O; N = 0 gives all-zero rates.
+// per-shape speedups.
+//
+// The default denominator ("strongest"), chosen per problem and GPU over that group's results:
+//   1. The shapes of the choice are every shape at which a job of the group was timed and has
+//      at least one speedup.
+//   2. A baseline's time at a shape is speedup x the candidate's median there (exactly the
+//      baseline median the job was compared with); over several jobs, the median of those.
+//   3. Eligible: the problem's library baselines ([[baseline]] names) and "torch_eager". One
+//      that was not timed on every shape of the choice is not comparable and is left out.
+//   4. The strongest is the eligible baseline with the lowest geometric-mean time over the
+//      shapes (ties: library before eager, then by name). None: "reference" if it covers the
+//      shapes (kind REFERENCE_ONLY, and the note says so), else no denominator at all.
+// torch_compile is not eligible: it is a separate comparison, one flag away (--baseline).
+// Contract: pure functions, no I/O; N = 0 gives all-zero rates.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,15 +35,45 @@
 namespace kjudge::server {
 
 inline constexpr double kFastPThresholds[] = {0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
+inline constexpr char kReferenceBaseline[] = "reference";
+inline constexpr char kTorchEagerBaseline[] = "torch_eager";
+// Stats.baseline when each problem used its own strongest baseline.
+inline constexpr char kStrongestBaseline[] = "strongest";
+
+// Library baseline names ([[baseline]] of problem.toml) per problem, from the catalog.
+using LibraryNames = std::map<std::string, std::vector<std::string>>;
+
+// What `name` is for a problem whose library baselines are `library`. "reference" is
+// REFERENCE (ChooseDenominator turns it into REFERENCE_ONLY when it is the fallback).
+v1::BaselineKind ClassifyBaseline(const std::string& name, const std::vector<std::string>& library);
+
+// The default denominator of these results of one problem on one GPU (rule above).
+v1::Denominator ChooseDenominator(const std::vector<const v1::JobResult*>& results,
+                                  const std::vector<std::string>& library);
+
+// The same description for a baseline asked for by name (is_default false); its note says
+// when it covers no shape of these results.
+v1::Denominator DescribeDenominator(const std::vector<const v1::JobResult*>& results,
+                                    const std::vector<std::string>& library, const std::string& baseline);
 
 // The speedup of one result against `baseline`, or a value <= 0 when it has none.
 double JobSpeedup(const v1::JobResult& result, const std::string& baseline);
 
-// fast_p at each p of `ps` (see the definitions above), in order: the fraction of `results` that
-// are CORRECT with a speedup over `baseline` above p. The dashboard draws it as a curve.
-std::vector<v1::FastP> FastPCurve(const std::vector<v1::JobResult>& results, const std::string& baseline,
-                                  const std::vector<double>& ps);
+// One counted job: its problem (for the per-problem denominator) and its result.
+struct JudgedResult {
+  std::string problem;
+  v1::JobResult result;
+};
 
-v1::Stats ComputeStats(const std::vector<v1::JobResult>& results, const std::string& baseline);
+// Stats against `baseline`, or with "" each problem's (and GPU's) default denominator; one
+// Stats.problems row per problem and GPU either way.
+v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::string& baseline,
+                       const LibraryNames& library);
+
+// fast_p at each p of `ps` (see the definitions above), in order, with the denominators
+// ComputeStats uses for the same arguments (baseline "": each problem's default): the fraction
+// of `results` that are CORRECT with a speedup above p. The dashboard draws it as a curve.
+std::vector<v1::FastP> FastPCurve(const std::vector<JudgedResult>& results, const std::string& baseline,
+                                  const LibraryNames& library, const std::vector<double>& ps);
 
 }  // namespace kjudge::server

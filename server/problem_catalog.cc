@@ -63,6 +63,14 @@ const CatalogEntry* ProblemCatalog::Find(const std::string& name) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> ProblemCatalog::LibraryBaselineNames(const std::string& name) const {
+  std::vector<std::string> out;
+  if (const CatalogEntry* entry = Find(name); entry != nullptr) {
+    for (const LibraryBaselineSpec& baseline : entry->files.spec.baselines) out.push_back(baseline.name);
+  }
+  return out;
+}
+
 std::vector<v1::ProblemSummary> ProblemCatalog::List() const {
   std::vector<v1::ProblemSummary> out;
   for (const auto& [name, entry] : entries_) {

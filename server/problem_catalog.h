@@ -32,6 +32,9 @@ class ProblemCatalog {
   size_t size() const { return entries_.size(); }
   // Names near `name`, for "did you mean" messages.
   std::vector<std::string> Suggest(const std::string& name) const;
+  // The names of a problem's library baselines ([[baseline]]); none for an unknown problem.
+  // What the default speedup denominator may choose besides torch_eager (kernel_metrics.h).
+  std::vector<std::string> LibraryBaselineNames(const std::string& name) const;
 
  private:
   std::map<std::string, CatalogEntry> entries_;

@@ -32,9 +32,12 @@ std::string ShapeList(const std::vector<Shape>& shapes) {
 
 constexpr char kFormat[] = R"(## Submission format
 Reply with ONE CUDA C++ file of device code (compiled by NVRTC for the judging GPU, e.g. sm_90a
-on Hopper; no host code runs and host headers are unavailable; cuda_fp16.h, cuda_bf16.h,
-cuda_fp8.h and cooperative_groups.h are). The file must contain a launch plan in a block
-comment that starts with `kjudge-plan`. Each statement ends with ';':
+on Hopper; no host code runs). Standard headers work in device code: <cmath>, <cfloat>,
+<cstdint>, <climits>, <limits>, <type_traits>, <algorithm> (std::min/max), <cassert>, <cstdio>
+(printf), ... with INFINITY, FLT_MAX, M_PI; so do cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, mma.h,
+cooperative_groups.h, cuda/pipeline and block/warp-level cub (<cub/cub.cuh>). Host-only headers
+(<iostream>, <vector>, <torch/extension.h>...) are a compile error. The file must contain a
+launch plan in a block comment that starts with `kjudge-plan`. Each statement ends with ';':
   scratch NAME : DTYPE[EXPR];                  a device buffer (contents undefined at start)
   KERNEL<<<GRID, BLOCK>>>(ARGS);               GRID/BLOCK: an expression or dim3(x, y, z)
   KERNEL<<<GRID, BLOCK, SHMEM_BYTES>>>(ARGS);  dynamic shared memory (> 48 KB is allowed)

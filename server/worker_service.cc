@@ -4,7 +4,9 @@
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "server/grpc_status.h"
+#include "server/kernel_metrics.h"
 #include "common/log.h"
 
 namespace kjudge::server {
@@ -197,13 +199,10 @@ grpc::Status WorkerService::ReportProgress(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-void WorkerService::AddImportedSpeedups(const WorkerRecord& worker, const std::string& job_id,
+void WorkerService::AddImportedSpeedups(const WorkerRecord& worker, const std::string& problem,
                                         v1::JobResult* result) {
   if (result->timings().empty()) return;
-  absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(JobIdOf(job_id));
-  if (!job.ok() || !job->has_value()) return;
-  absl::StatusOr<std::vector<v1::BaselineTiming>> imported =
-      state_->baselines->FindImported((*job)->problem(), worker.gpu.name());
+  absl::StatusOr<std::vector<v1::BaselineTiming>> imported = state_->baselines->FindImported(problem, worker.gpu.name());
   if (!imported.ok()) return;
   for (const v1::ShapeTiming& timing : result->timings()) {
     for (const v1::BaselineTiming& baseline : *imported) {
@@ -213,6 +212,20 @@ void WorkerService::AddImportedSpeedups(const WorkerRecord& worker, const std::s
       speedup->set_baseline(baseline.name());
       speedup->set_speedup(baseline.timing().median_us() / timing.timing().median_us());
     }
+  }
+}
+
+void WorkerService::AddDefaultDenominator(const std::string& problem, v1::JobResult* result) {
+  if (result->speedups().empty()) return;
+  // The same rule GetStats applies per problem, over this one job (kernel_metrics.h).
+  *result->mutable_default_denominator() =
+      ChooseDenominator({result}, state_->catalog->LibraryBaselineNames(problem));
+  // The runner's message lists every speedup (the reference's first); an agent that reads only
+  // the message gets the honest one too.
+  const v1::Denominator& chosen = result->default_denominator();
+  if (!chosen.baseline().empty() && !result->message().empty()) {
+    result->set_message(absl::StrCat(result->message(), "; default speedup ",
+                                     absl::StrFormat("%.2fx ", JobSpeedup(*result, chosen.baseline())), chosen.note()));
   }
 }
 
@@ -249,7 +262,12 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
   WorkerRecord worker;
   if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
   v1::JobResult result = request->result();
-  AddImportedSpeedups(worker, request->job_id(), &result);
+  result.clear_default_denominator();  // the server's to choose, never the worker's
+  if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(JobIdOf(request->job_id()));
+      job.ok() && job->has_value()) {
+    AddImportedSpeedups(worker, (*job)->problem(), &result);
+    AddDefaultDenominator((*job)->problem(), &result);
+  }
   absl::StatusOr<Completion> completion =
       state_->jobs->Complete(LeaseOf(worker, request->job_id(), request->lease_token()), result);
   if (!completion.ok()) return ToGrpc(completion.status());

@@ -45,7 +45,9 @@ class WorkerService final : public v1::WorkerService::Service {
                                const v1::CompleteJobRequest& request,
                                const std::vector<v1::BaselineTiming>& requested);
   // Speedups against baselines imported for this worker's GPU model (e.g. PyTorch eager).
-  void AddImportedSpeedups(const struct WorkerRecord& worker, const std::string& job_id, v1::JobResult* result);
+  void AddImportedSpeedups(const struct WorkerRecord& worker, const std::string& problem, v1::JobResult* result);
+  // Records which of the result's speedups is the default one (the strongest baseline).
+  void AddDefaultDenominator(const std::string& problem, v1::JobResult* result);
 
   ServerState* state_;
   int lease_seconds_;

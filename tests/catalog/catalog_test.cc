@@ -13,6 +13,9 @@ namespace kjudge {
 namespace {
 
 const std::filesystem::path kRoot = std::filesystem::path(KJUDGE_SOURCE_DIR) / "problems";
+// kjudge's NVRTC standard headers, first on the include path as in the worker's compiler.
+const std::vector<std::string> kStdHeaders = {
+    (std::filesystem::path(KJUDGE_SOURCE_DIR) / "worker/compiler/std_headers").string()};
 
 std::vector<std::string> ProblemNames() {
   std::vector<std::string> names;
@@ -38,7 +41,7 @@ void ExpectCompiles(const ProblemFiles& files, const std::string& source, const 
   absl::StatusOr<runner::JobSetup> setup = runner::SetUpJob(run);
   ASSERT_TRUE(setup.ok()) << program << ": " << setup.status();
   absl::StatusOr<runner::CompileOutcome> outcome =
-      runner::CompileWithNvrtc({source, program, "sm_90a", setup->candidate_names});
+      runner::CompileWithNvrtc({source, program, "sm_90a", setup->candidate_names}, kStdHeaders);
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_TRUE(outcome->success) << program << ": " << outcome->message << "\n" << outcome->log;
 }
@@ -57,7 +60,7 @@ TEST_P(CatalogProblem, LoadsAndCompiles) {
   absl::StatusOr<std::vector<std::string>> names = runner::NameExpressions(spec.reference_plan, spec);
   ASSERT_TRUE(names.ok()) << names.status();
   absl::StatusOr<runner::CompileOutcome> reference =
-      runner::CompileWithNvrtc({files->reference_source, "reference.cu", "sm_90a", *names});
+      runner::CompileWithNvrtc({files->reference_source, "reference.cu", "sm_90a", *names}, kStdHeaders);
   ASSERT_TRUE(reference.ok()) << reference.status();
   EXPECT_TRUE(reference->success) << reference->message << "\n" << reference->log;
 

@@ -259,6 +259,14 @@ def int_setting(settings, key):
 # ---------------------------------------------------------------- consistency
 
 def check_consistency(docs):
+    # The bundle's std_headers sit where kjudge-compiler looks for them (bin/../share/...).
+    pack = (DEPLOY / "pack.sh").read_text()
+    finder = (ROOT / "worker" / "compiler" / "sandboxed_compiler.cc").read_text()
+    if '"$OUT/share/kjudge/std_headers"' in pack and '"../share/kjudge/std_headers"' in finder:
+        ok("pack.sh puts std_headers at share/kjudge/std_headers, where kjudge-compiler looks from bin/")
+    else:
+        fail("deploy/pack.sh and worker/compiler/sandboxed_compiler.cc disagree on where std_headers live "
+             "(expected share/kjudge/std_headers beside bin/)")
     unit = DEPLOY / "systemd" / "kjudge-worker@.service"
     s = unit_settings(unit)
     text = unit.read_text()
@@ -358,7 +366,7 @@ def pack_env_sh():
 
 def make_bundle(work, server, worker, runner):
     """A minimal bundle like pack.sh's: bin/ with the binaries (copies, so the worker finds the
-    runner next to itself), env.sh, problems/."""
+    runner next to itself), env.sh, problems/, share/kjudge/std_headers (the compiler's)."""
     bundle = work / "bundle"
     (bundle / "bin").mkdir(parents=True)
     for src, name in ((server, "kjudge-server"), (worker, "kjudge-worker")):
@@ -371,6 +379,8 @@ def make_bundle(work, server, worker, runner):
     (bundle / "lib").mkdir()
     (bundle / "env.sh").write_text(pack_env_sh())
     (bundle / "problems").symlink_to(ROOT / "problems")
+    (bundle / "share" / "kjudge").mkdir(parents=True)
+    (bundle / "share" / "kjudge" / "std_headers").symlink_to(ROOT / "worker" / "compiler" / "std_headers")
     return bundle
 
 

@@ -3,7 +3,9 @@
 # deploy/pack.sh:   dist/kjudge/tests/gpu/run_catalog.sh OUT_DIR [PROBLEM_PREFIX]
 # Starts a server on a fresh database and one worker, submits problems/*/solution.cu (the
 # `example` of each spec) for every problem under PROBLEM_PREFIX, waits for all verdicts, and
-# prints one row per problem: verdict, candidate median, speedup per baseline. Exits non-zero
+# prints one row per problem: verdict, candidate median, speedup per baseline (the default one,
+# the strongest baseline measured, marked *), then `kjudge stats`: per problem the denominator
+# the default used, and KernelBench's number (vs torch_eager) where eager times exist. Exits non-zero
 # unless every example is CORRECT. KJUDGE_TIME_BUDGET_MS (default 1000) bounds each timing;
 # KJUDGE_IMPORT=FILE imports JSON-lines baselines (deploy/torch_baselines.py) first.
 set -uo pipefail
@@ -55,11 +57,13 @@ for line in open(sys.argv[1]):
     bad += verdict != "CORRECT"
     med = ";".join(f'{t["timing"]["median_us"]:.1f}' for t in r.get("timings", []))
     sol = ";".join(f'{t["timing"].get("sol_percent", 0):.0f}%' for t in r.get("timings", []))
-    sp = ";".join(f'{s["baseline"]}={s["speedup"]:.2f}x' for s in r.get("speedups", []))
+    default = r.get("default_denominator", {}).get("baseline", "")
+    sp = ";".join(f'{"*" if s["baseline"] == default else ""}{s["baseline"]}={s["speedup"]:.2f}x'
+                  for s in r.get("speedups", []))
     msg = "" if verdict == "CORRECT" else r.get("message", "")[:140]
     rows.append((job["problem"], verdict, med, sol, sp, msg))
 w = max(len(r[0]) for r in rows) if rows else 10
-print(f'{"problem":<{w}}  {"verdict":<16} {"median_us":>12} {"SOL":>6}  speedups / message')
+print(f'{"problem":<{w}}  {"verdict":<16} {"median_us":>12} {"SOL":>6}  speedups (*: default) / message')
 for p, v, m, sol, s, msg in rows:
     print(f"{p:<{w}}  {v:<16} {m:>12} {sol:>6}  {s} {msg}")
 print(f"{len(rows) - bad}/{len(rows)} examples CORRECT")
@@ -71,4 +75,9 @@ echo "== baselines measured on this GPU (median, SOL%) =="
 cat "$OUT/catalog_baselines.txt"
 echo "== examples =="
 cat "$OUT/catalog_table.txt"
+# Per problem, the denominator the default speedup used (issue 12's check on the GPU host).
+"${K[@]}" stats >"$OUT/catalog_stats.txt" 2>&1
+"${K[@]}" --json stats >"$OUT/catalog_stats.json" 2>>"$OUT/catalog_submit.err"
+echo "== kjudge stats (default: each problem's strongest baseline) =="
+cat "$OUT/catalog_stats.txt"
 exit $rc

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -54,11 +55,12 @@ void Cluster::KillServer(int signal) {
   server_.reset();
 }
 
-void Cluster::StartWorker(const std::vector<std::string>& extra_args) {
+void Cluster::StartWorker(const std::vector<std::string>& extra_args, const std::string& log_name) {
   std::vector<std::string> argv = {WorkerBin(), "--server", address(), "--runner", RunnerBin(),
                                    "--cache-dir", dir_ + "/cubins", "--compile-only"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
-  workers_.push_back(std::make_unique<Subprocess>(argv, dir_ + "/worker.log"));
+  if (std::find(worker_logs_.begin(), worker_logs_.end(), log_name) == worker_logs_.end()) worker_logs_.push_back(log_name);
+  workers_.push_back(std::make_unique<Subprocess>(argv, dir_ + "/" + log_name));
 }
 
 void Cluster::StopWorker(int signal) {
@@ -109,7 +111,9 @@ std::string Cluster::Logs() const {
     const std::string name = "server-" + std::to_string(i) + ".log";
     logs += "--- " + name + " ---\n" + ReadFileOrEmpty(dir_ + "/" + name);
   }
-  return logs + "--- worker.log ---\n" + ReadFileOrEmpty(dir_ + "/worker.log");
+  if (worker_logs_.empty()) return logs + "--- worker.log ---\n" + ReadFileOrEmpty(dir_ + "/worker.log");
+  for (const std::string& name : worker_logs_) logs += "--- " + name + " ---\n" + ReadFileOrEmpty(dir_ + "/" + name);
+  return logs;
 }
 
 }  // namespace kjudge::testing

@@ -28,7 +28,9 @@ class Cluster {
 
   void StartServer(const std::vector<std::string>& extra_args = {});
   void KillServer(int signal);
-  void StartWorker(const std::vector<std::string>& extra_args = {});
+  // Starts a compile-only worker logging to `log_name` in dir() (give each concurrent worker its
+  // own log; Logs() prints them all).
+  void StartWorker(const std::vector<std::string>& extra_args = {}, const std::string& log_name = "worker.log");
   // Stops the newest worker.
   void StopWorker(int signal);
   void SignalWorker(int signal);
@@ -51,6 +53,7 @@ class Cluster {
   int server_starts_ = 0;
   std::unique_ptr<Subprocess> server_;
   std::vector<std::unique_ptr<Subprocess>> workers_;
+  std::vector<std::string> worker_logs_;  // distinct log names, in start order
 };
 
 std::string SourcePath(const std::string& relative);

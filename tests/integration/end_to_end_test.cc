@@ -179,6 +179,7 @@ TEST_F(EndToEnd, PromptAndBaselineCommands) {
   EXPECT_NE(text.find("# Task: level1/23_Softmax"), std::string::npos);
   EXPECT_NE(text.find("kjudge-plan"), std::string::npos);
   EXPECT_NE(text.find("Benchmark shapes: M=4096,N=393216"), std::string::npos) << text;
+  EXPECT_NE(text.find("Standard headers work in device code: <cmath>, <cfloat>"), std::string::npos) << text;
 
   const std::string file = cluster_->dir() + "/torch.jsonl";
   std::ofstream(file) << R"({"problem": "level1/19_ReLU", "shape": "M=4096,N=393216", "name": "torch_eager", "median_us": 3300.5, "samples": 50, "gpu": "NVIDIA H200"})"

@@ -70,6 +70,9 @@ v1::CandidateReply CandidateSession::Handle(const v1::CandidateRequest& request,
     case v1::CandidateRequest::kRelease:
       sets_.erase(request.release().set());
       break;
+    case v1::CandidateRequest::kOpen:
+      status = MakeRunnerError(v1::INTERNAL_ERROR, "Open sent twice");
+      break;
     default:
       status = MakeRunnerError(v1::INTERNAL_ERROR, "an empty request");
   }

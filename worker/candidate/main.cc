@@ -16,6 +16,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <cuda_runtime_api.h>
 
 #include "worker/candidate/candidate_session.h"
 #include "worker/runner/message_channel.h"
@@ -25,13 +26,46 @@ namespace {
 
 constexpr int kChannelFd = 3;
 
+// Leaves at once when the judge is done: the driver tears the context down as the process
+// ends, off the judge's path (it has read our output by the time the pipe closes).
+[[noreturn]] void Leave() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Our output ends here, not after the kernel has unmapped the CUDA address space.
+  close(STDOUT_FILENO);
+  close(STDERR_FILENO);
+  std::_Exit(0);
+}
+
 int Serve(int device) {
   using kjudge::runner::MessageChannel;
   MessageChannel channel{kjudge::runner::ScopedFd(kChannelFd)};
   const auto forever = MessageChannel::Clock::now() + std::chrono::hours(24 * 365);
+  // cuInit now (about half of the start-up; harmless to timings in other processes), the
+  // context only when the judge says so (candidate.proto, Open).
+  const auto started = std::chrono::steady_clock::now();
+  int devices = 0;
+  (void)cudaGetDeviceCount(&devices);  // an error shows again, with its reason, in Create
+  const auto initialised = std::chrono::steady_clock::now();
+  {
+    kjudge::v1::CandidateRequest open;
+    std::vector<kjudge::runner::ScopedFd> fds;
+    if (!channel.Receive(&open, forever, &fds).ok()) Leave();
+    if (!open.has_open()) {
+      kjudge::v1::CandidateReply refused;
+      refused.set_verdict(kjudge::v1::INTERNAL_ERROR);
+      refused.set_message("candidate process: the first request must be Open");
+      (void)channel.Send(refused);
+      return 1;
+    }
+  }
+  const auto opened = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<kjudge::candidate::CandidateSession>> session =
       kjudge::candidate::CandidateSession::Create(device);
   kjudge::v1::CandidateReply ready;
+  using Ms = std::chrono::duration<double, std::milli>;
+  ready.set_init_ms(Ms(initialised - started).count());
+  ready.set_context_ms(Ms(std::chrono::steady_clock::now() - opened).count());
   if (!session.ok()) {
     const kjudge::runner::ErrorInfo info = kjudge::runner::DescribeError(session.status());
     ready.set_verdict(kjudge::v1::INTERNAL_ERROR);
@@ -44,16 +78,7 @@ int Serve(int device) {
   while (true) {
     kjudge::v1::CandidateRequest request;
     std::vector<kjudge::runner::ScopedFd> fds;
-    if (!channel.Receive(&request, forever, &fds).ok()) {
-      // The judge is done. Leave at once: the driver tears the context down as the process
-      // ends, off the judge's path (it has read our output by the time the pipe closes).
-      std::fflush(stdout);
-      std::fflush(stderr);
-      // Our output ends here, not after the kernel has unmapped the CUDA address space.
-      close(STDOUT_FILENO);
-      close(STDERR_FILENO);
-      std::_Exit(0);
-    }
+    if (!channel.Receive(&request, forever, &fds).ok()) Leave();  // the judge is done
     const kjudge::v1::CandidateReply reply = (*session)->Handle(request, std::move(fds));
     // Whatever the kernels printed (device printf lands in stdio's buffer at each
     // synchronisation) is in the pipe before the judge reads the reply.

@@ -14,10 +14,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "common/sha256.h"
 #include "worker/runner/str_util.h"
 #include "worker/compiler/compile_protocol.h"
 #include "worker/compiler/unique_fd.h"
@@ -25,6 +28,7 @@
 
 namespace kjudge::compiler {
 
+using runner::Append;
 using runner::Cat;
 namespace {
 
@@ -32,6 +36,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kBinaryName = "kjudge-compiler";
+// Where the build tree (CMake) and the bundle (deploy/pack.sh) put std_headers, from bin/.
+constexpr const char* kStdHeadersBesideBin = "../share/kjudge/std_headers";
 
 absl::Status Internal(std::string_view message) {
   return runner::MakeRunnerError(v1::INTERNAL_ERROR, Cat("compiler sandbox: ", message));
@@ -232,11 +238,155 @@ absl::StatusOr<std::string> FindCompilerBinary(const std::string& explicit_path)
                                           env == nullptr ? "(unset)" : env, ")"));
 }
 
+absl::StatusOr<std::string> FindStdHeadersDir(const std::string& compiler_binary) {
+  std::error_code ec;
+  std::string beside;
+  if (!compiler_binary.empty()) {
+    const fs::path candidate = fs::path(compiler_binary).parent_path() / kStdHeadersBesideBin;
+    beside = candidate.lexically_normal().string();
+    const fs::path real = fs::canonical(candidate, ec);
+    if (!ec && fs::is_directory(real, ec)) return real.string();
+  }
+  const char* env = std::getenv("KJUDGE_STD_HEADERS");
+  if (env != nullptr && *env != '\0') {
+    const fs::path real = fs::canonical(env, ec);
+    if (!ec && fs::is_directory(real, ec)) return real.string();
+  }
+  return absl::NotFoundError(Cat(
+      "kjudge std_headers not found (looked at ", beside.empty() ? "(no compiler binary)" : beside,
+      " and at $KJUDGE_STD_HEADERS=", env == nullptr ? "(unset)" : env,
+      "): the build tree or bundle is incomplete; rebuild, or re-pack with deploy/pack.sh"));
+}
+
+absl::StatusOr<std::string> TreeDigest(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec)) files.push_back(it->path());
+  }
+  if (ec) return absl::FailedPreconditionError(Cat("cannot list ", dir, ": ", ec.message()));
+  std::sort(files.begin(), files.end());
+  std::string material;
+  for (const fs::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (!in) return absl::FailedPreconditionError(Cat("cannot read ", file.string()));
+    const std::string relative = fs::relative(file, dir, ec).string();
+    Append(&material, relative.size(), ":", relative, ";", Sha256Hex(bytes.str()), ";");
+  }
+  return Sha256Hex(material);
+}
+
+absl::Status ReadableByOthers(const std::string& dir) {
+  std::error_code ec;
+  const fs::path root = fs::canonical(dir, ec);
+  if (ec) return absl::NotFoundError(Cat(dir, ": ", ec.message()));
+  const auto denied = [](const fs::path& path, std::string_view need) {
+    return absl::PermissionDeniedError(Cat(
+        path.string(), " is not ", need, " by other users, and the compiler runs as another uid "
+        "(nobody) when the worker runs as root: chmod o+", need == "searchable" ? "x" : "r",
+        " it, or put the bundle under a world-readable folder"));
+  };
+  for (fs::path p = root.parent_path(); !p.empty(); p = p.parent_path()) {
+    const fs::perms perms = fs::status(p, ec).permissions();
+    if (ec || (perms & fs::perms::others_exec) == fs::perms::none) return denied(p, "searchable");
+    if (p == p.root_path()) break;
+  }
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::perms perms = it->status(ec).permissions();
+    const bool is_dir = it->is_directory(ec);
+    if ((perms & fs::perms::others_read) == fs::perms::none) return denied(it->path(), "readable");
+    if (is_dir && (perms & fs::perms::others_exec) == fs::perms::none) {
+      return denied(it->path(), "searchable");
+    }
+  }
+  if (ec) return absl::FailedPreconditionError(Cat("cannot list ", root.string(), ": ", ec.message()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> WorldReadableCopy(const std::string& dir) {
+  char tmpl[] = "/tmp/kjudge-std-headers-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    return absl::FailedPreconditionError(Cat("mkdtemp(", tmpl, "): ", std::strerror(errno)));
+  }
+  const fs::path copy = fs::path(tmpl) / fs::path(dir).filename();
+  std::error_code ec;
+  fs::copy(dir, copy, fs::copy_options::recursive, ec);
+  const fs::perms dir_perms = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec;
+  const fs::perms file_perms = fs::perms::owner_read | fs::perms::owner_write |
+                               fs::perms::group_read | fs::perms::others_read;
+  if (!ec) fs::permissions(tmpl, dir_perms, ec);
+  if (!ec) fs::permissions(copy, dir_perms, ec);
+  for (fs::recursive_directory_iterator it(copy, ec), end; !ec && it != end; it.increment(ec)) {
+    fs::permissions(it->path(), it->is_directory() ? dir_perms : file_perms, ec);
+  }
+  if (ec) {
+    fs::remove_all(tmpl, ec);
+    return absl::FailedPreconditionError(Cat("cannot copy ", dir, " to ", tmpl, ": ", ec.message()));
+  }
+  return copy.string();
+}
+
 SandboxedCompiler::SandboxedCompiler(SandboxedCompilerOptions options)
     : options_(std::move(options)) {
+  UseStdHeaders();
   if (options_.read_dirs.empty()) options_.read_dirs = DefaultReadDirs();
   options_.read_dirs.insert(options_.read_dirs.end(), options_.include_dirs.begin(),
                             options_.include_dirs.end());
+  std::string digests;
+  for (const std::string& dir : options_.include_dirs) {
+    absl::StatusOr<std::string> digest = TreeDigest(dir);
+    Append(&digests, dir, "=", digest.ok() ? *digest : std::string(digest.status().message()), ";");
+  }
+  include_digest_ = Sha256Hex(digests);
+}
+
+// Resolves std_headers_dir and puts it first in include_dirs; on failure remembers why, so
+// that every Compile() says so instead of failing on `#include <cmath>` with no explanation.
+void SandboxedCompiler::UseStdHeaders() {
+  std::string dir;
+  if (options_.std_headers_dir.has_value()) {
+    if (options_.std_headers_dir->empty()) return;  // explicitly none
+    std::error_code ec;
+    dir = fs::canonical(*options_.std_headers_dir, ec).string();
+    if (ec) {
+      std_headers_status_ = absl::NotFoundError(Cat("kjudge std_headers dir ", *options_.std_headers_dir,
+                                                    ": ", ec.message()));
+    }
+  } else {
+    absl::StatusOr<std::string> binary = FindCompilerBinary(options_.compiler_path);
+    if (!binary.ok()) return;  // Compile() reports the missing binary, the first thing to fix
+    absl::StatusOr<std::string> found = FindStdHeadersDir(*binary);
+    if (found.ok()) {
+      dir = *found;
+    } else {
+      std_headers_status_ = found.status();
+    }
+  }
+  if (std_headers_status_.ok() && ::geteuid() == 0 && options_.uid.value_or(65534) != 0) {
+    if (const absl::Status readable = ReadableByOthers(dir); !readable.ok()) {
+      // E.g. a bundle under /root: copy the headers where the compiler's uid can read them.
+      absl::StatusOr<std::string> copy = WorldReadableCopy(dir);
+      if (copy.ok()) {
+        spdlog::info("compiler sandbox: {}; using a world-readable copy of the std_headers at {}",
+                     runner::Sv(readable.message()), *copy);
+        std_headers_copy_ = fs::path(*copy).parent_path().string();
+        dir = *copy;
+      } else {
+        std_headers_status_ = absl::PermissionDeniedError(
+            Cat(runner::Sv(readable.message()), "; and no world-readable copy: ",
+                runner::Sv(copy.status().message())));
+      }
+    }
+  }
+  if (!std_headers_status_.ok()) {
+    spdlog::error("compiler sandbox: {}", runner::Sv(std_headers_status_.message()));
+    return;
+  }
+  options_.std_headers_dir = dir;
+  options_.include_dirs.insert(options_.include_dirs.begin(), dir);
 }
 
 SandboxedCompiler::~SandboxedCompiler() {
@@ -244,6 +394,10 @@ SandboxedCompiler::~SandboxedCompiler() {
   if (spare.pid > 0) {
     ::close(spare.fd);  // it exits on EOF; Reap kills it if it does not
     Reap(spare.pid, Clock::now() + std::chrono::milliseconds(200));
+  }
+  if (!std_headers_copy_.empty()) {
+    std::error_code ec;
+    fs::remove_all(std_headers_copy_, ec);
   }
 }
 
@@ -307,6 +461,7 @@ std::vector<std::string> SandboxedCompiler::Arguments() const {
 absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
     const runner::CompileRequest& request) const {
   const auto start = Clock::now();
+  if (!std_headers_status_.ok()) return Internal(runner::Sv(std_headers_status_.message()));
   const CompilerLimits& limits = options_.limits;
   if (request.source.size() > limits.source_bytes) {
     return LimitOutcome(kLimitSource, limits.source_bytes);

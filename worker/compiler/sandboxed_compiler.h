@@ -49,8 +49,11 @@ struct CompilerLimits {
 struct SandboxedCompilerOptions {
   std::string compiler_path;  // "": FindCompilerBinary("")
   CompilerLimits limits;
-  // --include-path dirs after CUDA's, e.g. kjudge's own headers; also readable (Landlock).
-  // Part of the cubin cache key.
+  // kjudge's NVRTC standard headers (std_headers/README.md): nullopt = FindStdHeadersDir() for
+  // the compiler binary; "" = none. Put first in include_dirs by the constructor.
+  std::optional<std::string> std_headers_dir;
+  // --include-path dirs searched BEFORE CUDA's (so kjudge's <cub/cub.cuh> and <cuda.h> win);
+  // also readable (Landlock). Their paths and content digest are part of the cubin cache key.
   std::vector<std::string> include_dirs;
   // Dirs the compiler may read (its Landlock rules): read_dirs (empty: DefaultReadDirs())
   // plus include_dirs.
@@ -72,7 +75,16 @@ class SandboxedCompiler {
 
   absl::StatusOr<runner::CompileOutcome> Compile(const runner::CompileRequest& request) const;
 
+  // include_dirs holds the std_headers dir first (when used) once constructed.
   const SandboxedCompilerOptions& options() const { return options_; }
+  // TreeDigest of every include dir, in order: changes whenever a header does, so it goes into
+  // the cubin cache key (worker/runner/cubin_cache.cc).
+  const std::string& include_digest() const { return include_digest_; }
+  // OK, or why the std_headers could not be used (every Compile() then returns it as an
+  // INTERNAL_ERROR: a broken installation, not the submission's fault). When they exist but
+  // the compiler's uid could not read them where they are, a WorldReadableCopy() is used
+  // (options().std_headers_dir names it) and removed by the destructor.
+  const absl::Status& std_headers_status() const { return std_headers_status_; }
   // The kjudge-compiler command line (without the binary), for logs and tests.
   std::vector<std::string> Arguments() const;
 
@@ -86,7 +98,12 @@ class SandboxedCompiler {
   Spawned TakeSpare() const;
   void StartSpare() const;
 
+  void UseStdHeaders();
+
   SandboxedCompilerOptions options_;
+  std::string include_digest_;
+  absl::Status std_headers_status_;
+  std::string std_headers_copy_;  // a world-readable copy this object made and removes; "" if none
   mutable std::mutex mu_;
   mutable Spawned spare_;  // guarded by mu_
 };
@@ -95,6 +112,26 @@ class SandboxedCompiler {
 // /proc/self/exe (bin/ beside kjudge-runner); else $KJUDGE_COMPILER. NOT_FOUND naming every
 // place looked at when none is an executable file.
 absl::StatusOr<std::string> FindCompilerBinary(const std::string& explicit_path);
+
+// kjudge's standard headers for the compiler binary at compiler_binary, as a real path:
+// <its dir>/../share/kjudge/std_headers (the build tree and the deploy/pack.sh bundle both put
+// them there), else $KJUDGE_STD_HEADERS. NOT_FOUND naming every place looked at.
+absl::StatusOr<std::string> FindStdHeadersDir(const std::string& compiler_binary);
+
+// SHA-256 (hex) over the relative path and bytes of every regular file beneath dir, in path
+// order. An error Status when dir or a file in it cannot be read.
+absl::StatusOr<std::string> TreeDigest(const std::string& dir);
+
+// OK when a process of another uid (the compiler drops to nobody when the worker runs as
+// root) can read every file beneath dir: dir and its ancestors searchable by others, files
+// readable by others. Otherwise PERMISSION_DENIED naming the first path that is not.
+absl::Status ReadableByOthers(const std::string& dir);
+
+// A copy of dir that other uids can read: a fresh /tmp/kjudge-std-headers-XXXXXX (mkdtemp:
+// an unpredictable name, created by us, so no other user can plant headers in it), dirs 0755,
+// files 0644. Used when the bundle lives under a folder nobody cannot enter (e.g. /root); the
+// caller removes it.
+absl::StatusOr<std::string> WorldReadableCopy(const std::string& dir);
 
 // CudaIncludeDir() and its cccl/ subdirectory (when present), as real paths.
 std::vector<std::string> DefaultReadDirs();

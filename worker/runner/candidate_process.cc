@@ -126,8 +126,18 @@ void CandidateProcess::Drain(int fd) {
   }
 }
 
+absl::Status CandidateProcess::Open() {
+  if (opened_) return absl::OkStatus();
+  v1::CandidateRequest open;
+  open.mutable_open();
+  if (!channel_.Send(open).ok()) return Died("starting up");
+  opened_ = true;
+  return absl::OkStatus();
+}
+
 absl::Status CandidateProcess::AwaitReady() {
   if (ready_) return absl::OkStatus();
+  KJ_RETURN_IF_ERROR(Open());
   v1::CandidateReply reply;
   absl::Status s = channel_.Receive(&reply, Clock::now() + std::chrono::seconds(60));
   if (!s.ok()) return Died("starting up");
@@ -135,6 +145,8 @@ absl::Status CandidateProcess::AwaitReady() {
     return MakeRunnerError(v1::INTERNAL_ERROR, Cat("candidate process: ", reply.message()));
   }
   ready_ = true;
+  init_ms_ = reply.init_ms();
+  context_ms_ = reply.context_ms();
   return absl::OkStatus();
 }
 
@@ -292,6 +304,12 @@ void CandidateLauncher::Prestart() {
   absl::StatusOr<std::unique_ptr<CandidateProcess>> p =
       CandidateProcess::Spawn(path_, device_, timeout_);
   if (p.ok()) next_ = *std::move(p);  // a failure shows again, with its reason, in Take()
+}
+
+void CandidateLauncher::Warm() {
+  Prestart();
+  // A child that died shows it, with its reason, in Take().
+  if (next_ != nullptr) (void)next_->Open();
 }
 
 }  // namespace kjudge::runner

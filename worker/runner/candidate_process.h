@@ -7,8 +7,10 @@
 //    stdin from /dev/null, and stdout+stderr into one pipe that a thread drains into a capped
 //    buffer (what submitted kernels print: captured, counted, reported, never parsed). The
 //    child's environment holds only what CUDA needs (LD_LIBRARY_PATH, CUDA_*, NVIDIA_*): no
-//    key or other secret of the worker reaches it. Spawn returns at once; AwaitReady() waits
-//    for the child's CUDA context (~150 ms), so a child spawned ahead of its job costs nothing.
+//    key or other secret of the worker reaches it. Spawn returns at once; the child then
+//    initialises the CUDA driver (~100-180 ms on an H100) and waits. Open() tells it to create
+//    its context (~100 ms more) without waiting; AwaitReady() opens if needed and waits for
+//    the context, so a child spawned and opened ahead of its job costs nothing.
 //  * Each call sends one request and waits for its reply up to the request timeout. A reply
 //    that carries a verdict becomes that verdict's error Status (message and CUDA error kept;
 //    never sticky for the judge: only the candidate's own context is lost). No reply in time
@@ -63,6 +65,8 @@ class CandidateProcess {
   CandidateProcess(const CandidateProcess&) = delete;
   CandidateProcess& operator=(const CandidateProcess&) = delete;
 
+  // Sends the Open request (once); the ready reply is read by AwaitReady().
+  absl::Status Open();
   absl::Status AwaitReady();
   // The job without anything the candidate must not know (seed, reference, baselines).
   absl::Status Load(const v1::RunSpec& run, const CompiledProgram& program);
@@ -72,6 +76,9 @@ class CandidateProcess {
   absl::Status Release(int set);
   CandidateOutput Finish();
   pid_t pid() const { return pid_; }
+  // The child's own start-up, from its ready reply (0 before AwaitReady succeeded).
+  double init_ms() const { return init_ms_; }
+  double context_ms() const { return context_ms_; }
 
  private:
   CandidateProcess(pid_t pid, ScopedFd channel, ScopedFd output,
@@ -85,6 +92,9 @@ class CandidateProcess {
   pid_t pid_;
   MessageChannel channel_;
   std::chrono::milliseconds timeout_;
+  bool opened_ = false;
+  double init_ms_ = 0.0;
+  double context_ms_ = 0.0;
   bool ready_ = false;
   bool reaped_ = false;
   int wait_status_ = 0;
@@ -99,20 +109,23 @@ class CandidateProcess {
 
 namespace kjudge::runner {
 
-// CandidateLauncher: one fresh candidate per job, each started while the job before it is
-// still being finished, so its CUDA start-up (~150 ms) is off the job's path.
+// CandidateLauncher: one fresh candidate per job, started in two steps while the job before
+// it runs, so its CUDA start-up (~200-250 ms on an H100) is off the job's path.
 //
-// Contract: Take() hands over the process started ahead (or starts one now); Prestart()
-// starts the next one if none is waiting. A job starts the next one as it ends, so its CUDA
-// start-up overlaps the worker's round trip and the next job's compile and reference runs.
-// Starting it earlier (when a job takes its own, awaited before the timed samples) was
-// measured slower on an H100: context creation slowed the running job's checks 3-5x.
+// Contract: Take() hands over the process started ahead (or starts one now), opened and
+// ready. Prestart() spawns the next one if none is waiting: it initialises the driver and
+// waits, which may overlap timed runs (cuInit in another process moved no timing quantile of
+// an 8 MB or 1 GB copy; bench/probes/ctx_interference.sh). Warm() also opens it: its context
+// creation moved the median of a 10 us kernel by 1% and its p99 tail, and slowed another
+// process's allocations and IPC imports 3-5x, so a job warms the next one only after its
+// last timed run, never during one.
 class CandidateLauncher {
  public:
   CandidateLauncher(std::string path, int device, std::chrono::milliseconds timeout)
       : path_(std::move(path)), device_(device), timeout_(timeout) {}
   absl::StatusOr<std::unique_ptr<CandidateProcess>> Take();
   void Prestart();
+  void Warm();
 
  private:
   std::string path_;

@@ -134,10 +134,12 @@ absl::StatusOr<CompileOutcome> CompileCached(const CompileRequest& request,
                                              const CubinCache& cache) {
   const auto start = std::chrono::steady_clock::now();
   const compiler::SandboxedCompiler& sandboxed = cache.sandboxed_compiler();
-  const std::string key = CubinCache::Key(request.source,
-                                          NvrtcOptions(request.arch, sandboxed.options().include_dirs),
-                                          request.arch, NvrtcVersionString(),
-                                          request.name_expressions);
+  // The headers' content, not only their paths, decides the cubin: an edited std_headers file
+  // must never serve a cubin compiled against the old one.
+  std::vector<std::string> options = NvrtcOptions(request.arch, sandboxed.options().include_dirs);
+  options.push_back(Cat("kjudge-include-digest=", sandboxed.include_digest()));
+  const std::string key = CubinCache::Key(request.source, options, request.arch,
+                                          NvrtcVersionString(), request.name_expressions);
   if (std::optional<CompiledProgram> hit = cache.Lookup(key)) {
     const bool complete = std::all_of(
         request.name_expressions.begin(), request.name_expressions.end(),

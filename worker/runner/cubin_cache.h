@@ -9,7 +9,8 @@
 // is just a miss and is overwritten by the next Store(). A disabled cache (empty dir) always
 // misses and stores nothing. Store() failures are logged and ignored (the cache is an
 // optimisation). Safe across processes (atomic rename); not thread-safe within one.
-// The options part of the key includes the compiler's extra include dirs.
+// CompileCached's options part of the key includes the compiler's include dirs (kjudge's
+// std_headers) and the digest of their content (SandboxedCompiler::include_digest()).
 #pragma once
 
 #include <memory>

@@ -2,9 +2,13 @@
 // from a string in this module, through the cubin cache), for input generation, poisoning and
 // checksums. Inputs are generated on the GPU so host memory never holds a whole bench tensor.
 //
-// RNG: counter based. Element i of tensor t under seed s gets
-//   h1 = splitmix64(splitmix64(s ^ splitmix64(t)) + 2i), h2 = splitmix64(... + 2i + 1),
+// RNG: counter based. Element i of tensor t under seed s, with base = splitmix64(s ^
+// splitmix64(t)), gets for f64 and integer dtypes (in double precision)
+//   h1 = splitmix64(base + 2i), h2 = splitmix64(base + 2i + 1),
 //   u1 = ((h1 >> 11) + 1) * 2^-53 in (0, 1], u2 = (h2 >> 11) * 2^-53 in [0, 1),
+// and for f32, f16, bf16 and fp8 (in single precision, 24 bits each from one hash)
+//   h = splitmix64(base + i), u1 = ((h >> 40) + 1) * 2^-24, u2 = ((h >> 8) & 2^24 - 1) * 2^-24,
+// then
 //   normal:  a + b * sqrt(-2 ln u1) * cos(2 pi u2)      (Box-Muller; a = mean, b = std)
 //   uniform: a + (b - a) * u2                          (a = low, b = high)
 // with (a, b) the tensor's init scaled by the current input scale for float dtypes

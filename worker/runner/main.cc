@@ -216,7 +216,7 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
                                std::chrono::milliseconds(serve.candidate_timeout_ms));
   if (gpu.has_gpu) {
     env.candidates = &candidates;
-    candidates.Prestart();  // its CUDA start-up overlaps the wait for the first job
+    candidates.Warm();  // its CUDA start-up overlaps the wait for the first job
   }
   env.timing.criteria.time_budget_ms = options.time_budget_ms;
   env.timing.clock = res.clock.get();

@@ -100,13 +100,15 @@ std::string CudaIncludeDir() {
 std::vector<std::string> NvrtcOptions(std::string_view arch,
                                       const std::vector<std::string>& extra_include_dirs) {
   const std::string include = CudaIncludeDir();
-  std::vector<std::string> options = {Cat("--gpu-architecture=", arch), "-std=c++17",
-                                      "-lineinfo", Cat("--include-path=", include)};
+  std::vector<std::string> options = {Cat("--gpu-architecture=", arch), "-std=c++17", "-lineinfo"};
+  // kjudge's own headers first: its <cub/cub.cuh>, <cuda.h> and host-only #error headers must
+  // win over the CUDA include tree's (worker/compiler/std_headers/README.md).
+  for (const std::string& dir : extra_include_dirs) options.push_back(Cat("--include-path=", dir));
+  options.push_back(Cat("--include-path=", include));
   std::error_code ec;
   if (std::filesystem::is_directory(include + "/cccl", ec)) {
     options.push_back(Cat("--include-path=", include, "/cccl"));
   }
-  for (const std::string& dir : extra_include_dirs) options.push_back(Cat("--include-path=", dir));
   return options;
 }
 

@@ -5,8 +5,9 @@
 // full log (lines read "<program_name>(12): error ...") and a one-line message; a plan kernel
 // that does not exist in the source is named in that message. An error Status means NVRTC
 // itself failed (INTERNAL_ERROR). Options: --gpu-architecture=<arch>, -std=c++17, -lineinfo,
-// --include-path for the CUDA include dir (CUDA_HOME/include if CUDA_HOME is set, else
-// /usr/local/cuda/include) and its cccl/ subdirectory when present, then extra_include_dirs. No -O3 (NVRTC 13 rejects
+// --include-path for extra_include_dirs (kjudge's std_headers: searched first), then the CUDA
+// include dir (CUDA_HOME/include if CUDA_HOME is set, else /usr/local/cuda/include) and its
+// cccl/ subdirectory when present. No -O3 (NVRTC 13 rejects
 // it; device optimisation is the default) and no -rdc. Every name expression is registered
 // with nvrtcAddNameExpression and its lowered (mangled) name returned. Thread-compatible.
 #pragma once
@@ -57,7 +58,7 @@ std::string CudaIncludeDir();
 // "13.0".
 std::string NvrtcVersionString();
 
-// extra_include_dirs: more --include-path dirs after CUDA's (e.g. kjudge's own headers; a
+// extra_include_dirs: --include-path dirs searched before CUDA's (kjudge's std_headers; a
 // sandboxed compile passes those of its SandboxedCompilerOptions).
 absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
                                                 const std::vector<std::string>& extra_include_dirs = {});

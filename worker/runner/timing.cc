@@ -104,7 +104,9 @@ absl::StatusOr<TimingResult> TimeRuns(std::span<const RunFn> runs, cudaStream_t 
 absl::StatusOr<TimingResult> TimeSamples(SampleSource& source, const TimingOptions& options,
                                          const SampleHooks* hooks) {
   if (source.sets() == 0) return MakeRunnerError(v1::INTERNAL_ERROR, "TimeSamples: nothing to run");
+  const auto warmup_start = Clock::now();
   KJ_RETURN_IF_ERROR(WarmUp(source, options));
+  const double warmup_ms = MsSince(warmup_start);
   const ClockMonitor* clock =
       options.clock != nullptr && options.clock->available() ? options.clock : nullptr;
   const double min_mhz =
@@ -116,17 +118,24 @@ absl::StatusOr<TimingResult> TimeSamples(SampleSource& source, const TimingOptio
   TimingResult result;
   result.input_sets = static_cast<int>(source.sets());
   result.event_overhead_us = options.event_overhead_us;
+  result.warmup_ms = warmup_ms;
   const auto begin = Clock::now();
   for (int64_t i = 0;; ++i) {
     const size_t set = static_cast<size_t>(i) % source.sets();
+    auto step = Clock::now();
     if (hooks != nullptr && hooks->before) KJ_RETURN_IF_ERROR(hooks->before(set));
+    result.before_ms += MsSince(step);
+    step = Clock::now();
     KJ_ASSIGN_OR_RETURN(RawSample raw, source.Sample(set));
+    result.sample_ms += MsSince(step);
     const double sample_us = SampleUs(raw.elapsed_us, options.event_overhead_us);
     const int mhz = clock != nullptr ? clock->SmClockMhz() : 0;
     if (raw.busy_after_stop) ++result.busy_after_stop;
     if (hooks != nullptr && hooks->after) {
       ++result.checked;
+      step = Clock::now();
       KJ_ASSIGN_OR_RETURN(bool ok, hooks->after(set, i));
+      result.after_ms += MsSince(step);
       if (!ok) {
         result.aborted = true;
         break;

@@ -84,6 +84,12 @@ struct TimingResult {
   bool aborted = false;          // hooks->after said stop
   int input_sets = 1;
   double event_overhead_us = 0.0;  // what was subtracted from each sample
+  // Where the wall-clock time went (for the judge's phase log): warm-up runs, hooks->before,
+  // the timed samples themselves (round trip included), hooks->after.
+  double warmup_ms = 0.0;
+  double before_ms = 0.0;
+  double sample_ms = 0.0;
+  double after_ms = 0.0;
 };
 
 // One timed run as a SampleSource makes it: the events' elapsed time (nothing subtracted) and

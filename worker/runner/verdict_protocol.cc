@@ -143,7 +143,7 @@ v1::RunnerResult VerdictProtocol::Run() {
     Mark("candidate finish");
   }
   if (FullJob()) spdlog::info("job {} phases (ms): {}", run_.job_id(), phases_);
-  if (FullJob() && env_.candidates != nullptr) env_.candidates->Prestart();
+  if (FullJob() && env_.candidates != nullptr) env_.candidates->Warm();
   result->set_run_ms(std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count());
@@ -269,7 +269,12 @@ absl::Status VerdictProtocol::LoadCandidate() {
     return MakeRunnerError(v1::INTERNAL_ERROR, "no candidate processes on this runner");
   }
   KJ_ASSIGN_OR_RETURN(process_, env_.candidates->Take());
-  return process_->Load(run_, candidate_.program);
+  Mark("candidate ready");
+  Append(&phases_, " (its cuInit ", static_cast<int64_t>(process_->init_ms()), ", context ",
+         static_cast<int64_t>(process_->context_ms()), ")");
+  KJ_RETURN_IF_ERROR(process_->Load(run_, candidate_.program));
+  Mark("candidate load");
+  return absl::OkStatus();
 }
 
 absl::Status VerdictProtocol::CheckCandidate() {
@@ -576,20 +581,24 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
     return !failure.has_value();
   };
   CandidateSamples samples(*process_, ids);
+  // The next job's candidate starts now and initialises the driver while this one is timed
+  // (harmless to timings: CandidateLauncher); it creates its context only when warmed below.
+  if (env_.candidates != nullptr) env_.candidates->Prestart();
   KJ_ASSIGN_OR_RETURN(TimingResult timing, TimeSamples(samples, env_.timing, &hooks));
   Mark("timed samples");
   // The last timed run of this job is over when this was the last shape and no baseline is
-  // left to measure: the next job's candidate starts now, so its CUDA start-up (~200 ms)
-  // overlaps this job's closing checks instead of lying on the next job's path (with the
-  // next job compiled ahead, nothing else would hide it). Never earlier: a context being
-  // created in another process disturbs the GPU, so it must not overlap a timed run.
+  // left to measure: the next candidate creates its context now, so that (~100 ms) overlaps
+  // this job's closing checks instead of lying on the next job's path (with the next job
+  // compiled ahead, nothing else would hide it). Never earlier: a context being created in
+  // another process disturbs the GPU, so it must not overlap a timed run.
   if (i + 1 == setup_.spec.bench_shapes.size() && baselines_total_ == 0 && env_.candidates != nullptr) {
-    env_.candidates->Prestart();
+    env_.candidates->Warm();
   }
   spdlog::info("{}: {} samples ({} throttled, {} checked, {} input sets), median {:.3f} us, "
-               "stop: {}",
+               "stop: {}; ms: warm-up {:.0f}, inputs+expected {:.0f}, samples {:.0f}, checks {:.0f}",
                shape.Label(), timing.summary.count, timing.throttled, timing.checked,
-               timing.input_sets, timing.summary.median, StopReasonName(timing.reason));
+               timing.input_sets, timing.summary.median, StopReasonName(timing.reason),
+               timing.warmup_ms, timing.before_ms, timing.sample_ms, timing.after_ms);
   // Before the verdict of an aborted timing: an out-of-bounds write is the graver finding.
   for (size_t k = 0; k < sets.size(); ++k) {
     KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(sets[k].tensors, sets[k].scratch),

@@ -1,5 +1,6 @@
 // JobStore's client-side queries on a real SQLite file: tenancy, idempotency, the active-job
 // cap in the insert transaction, listing and cancelling.
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -146,11 +147,14 @@ namespace kjudge::server {
 namespace {
 
 // Stats read tags through job_tags (filled by a trigger): any key works, even one that would
-// break a JSON path, and only the speedups of correct jobs come back.
+// break a JSON path. Only what ComputeStats reads comes back (verdict, problem, GPU, speedups,
+// the timed shapes' medians), and stats over it equal stats over the stored results.
 TEST_F(JobStoreClientTest, FinishedResultsMatchTagsExactlyAndKeepOnlyWhatStatsRead) {
   const Viewer admin{"", true};
   const std::vector<std::pair<std::string, v1::Verdict>> jobs = {
-      {"m1", v1::CORRECT}, {"m1", v1::WRONG_ANSWER}, {"m2", v1::CORRECT}, {"m1\"'.x", v1::CORRECT}};
+      {"m1", v1::CORRECT}, {"m1", v1::SUSPICIOUS}, {"m1", v1::WRONG_ANSWER}, {"m2", v1::CORRECT}, {"m1\"'.x", v1::CORRECT}};
+  std::vector<JudgedResult> stored_m1;
+  double candidate_us = 10.0;
   for (const auto& [model, verdict] : jobs) {
     NewJob job = Job("kj_a");
     job.tags["model"] = model;
@@ -160,23 +164,54 @@ TEST_F(JobStoreClientTest, FinishedResultsMatchTagsExactlyAndKeepOnlyWhatStatsRe
     ASSERT_TRUE(leased.ok() && leased->has_value());
     v1::JobResult result;
     result.set_verdict(verdict);
+    result.set_gpu("NVIDIA H100 80GB HBM3");
     result.set_message("stored, but not needed by stats");
-    v1::Speedup* speedup = result.add_speedups();
-    speedup->set_shape("N=1");
-    speedup->set_baseline("reference");
-    speedup->set_speedup(2.5);
+    if (verdict != v1::WRONG_ANSWER) {  // timed: a SUSPICIOUS job's baseline times count too
+      for (const char* shape : {"N=1", "N=2"}) {
+        v1::ShapeTiming* timing = result.add_timings();
+        timing->set_shape(shape);
+        timing->mutable_timing()->set_median_us(candidate_us);
+        timing->mutable_timing()->set_p95_us(candidate_us * 2);
+        for (const auto& [baseline, us] : {std::pair{"reference", 25.0}, std::pair{"torch_eager", 15.0}}) {
+          v1::Speedup* speedup = result.add_speedups();
+          speedup->set_shape(shape);
+          speedup->set_baseline(baseline);
+          speedup->set_speedup(us / candidate_us);
+        }
+      }
+      candidate_us += 5.0;
+    }
     ASSERT_TRUE(store_->Complete(LeaseRef{(*leased)->id, "worker-1", (*leased)->lease_token}, result).ok());
+    if (model == "m1") stored_m1.push_back(JudgedResult{job.problem, result});
   }
-  absl::StatusOr<std::vector<v1::JobResult>> m1 = store_->FinishedResults({{"model", "m1"}}, "", StatsScope{admin, false});
+  absl::StatusOr<std::vector<JudgedResult>> m1 = store_->FinishedResults({{"model", "m1"}}, "", StatsScope{admin, false});
   ASSERT_TRUE(m1.ok()) << m1.status();
-  ASSERT_EQ(m1->size(), 2U);
-  EXPECT_EQ((*m1)[0].verdict(), v1::CORRECT);
-  ASSERT_EQ((*m1)[0].speedups_size(), 1);
-  EXPECT_EQ((*m1)[0].speedups(0).baseline(), "reference");
-  EXPECT_DOUBLE_EQ((*m1)[0].speedups(0).speedup(), 2.5);
-  EXPECT_TRUE((*m1)[0].message().empty()) << "stats read verdicts and speedups only";
-  EXPECT_EQ((*m1)[1].verdict(), v1::WRONG_ANSWER);
-  EXPECT_EQ((*m1)[1].speedups_size(), 0) << "a wrong answer's speedups never count";
+  ASSERT_EQ(m1->size(), 3U);
+  const v1::JobResult& first = (*m1)[0].result;
+  EXPECT_EQ((*m1)[0].problem, stored_m1[0].problem);
+  EXPECT_EQ(first.verdict(), v1::CORRECT);
+  EXPECT_EQ(first.gpu(), "NVIDIA H100 80GB HBM3");
+  ASSERT_EQ(first.speedups_size(), 4);
+  EXPECT_EQ(first.speedups(1).baseline(), "torch_eager");
+  EXPECT_DOUBLE_EQ(first.speedups(1).speedup(), 1.5);
+  ASSERT_EQ(first.timings_size(), 2);
+  EXPECT_EQ(first.timings(1).shape(), "N=2");
+  EXPECT_DOUBLE_EQ(first.timings(1).timing().median_us(), 10.0);
+  EXPECT_EQ(first.timings(1).timing().p95_us(), 0.0) << "no Timing field beyond the median";
+  EXPECT_TRUE(first.message().empty()) << "stats read no message";
+  EXPECT_EQ((*m1)[1].result.verdict(), v1::SUSPICIOUS);
+  EXPECT_EQ((*m1)[1].result.timings_size(), 2);
+  EXPECT_EQ((*m1)[2].result.verdict(), v1::WRONG_ANSWER);
+  EXPECT_EQ((*m1)[2].result.speedups_size(), 0);
+  EXPECT_EQ((*m1)[2].result.gpu(), "NVIDIA H100 80GB HBM3");
+  for (const char* baseline : {"", "reference", "torch_eager"}) {
+    const v1::Stats lean = ComputeStats(*m1, baseline, {});
+    const v1::Stats full = ComputeStats(stored_m1, baseline, {});
+    google::protobuf::util::MessageDifferencer same;  // SQLite's and protobuf's double parsing may differ by an ulp
+    same.set_float_comparison(google::protobuf::util::MessageDifferencer::APPROXIMATE);
+    EXPECT_TRUE(same.Compare(lean, full))
+        << "baseline '" << baseline << "'\nlean: " << lean.ShortDebugString() << "\nfull: " << full.ShortDebugString();
+  }
   EXPECT_EQ(store_->FinishedResults({{"model", "m1\"'.x"}}, "", StatsScope{admin, false})->size(), 1U);
   EXPECT_EQ(store_->FinishedResults({{"odd key \"$", "v"}, {"model", "m2"}}, "", StatsScope{admin, false})->size(), 1U);
   EXPECT_EQ(store_->FinishedResults({{"model", "m1"}}, "", StatsScope{Viewer{"kj_b", false}, false})->size(), 0U);

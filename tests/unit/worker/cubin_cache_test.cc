@@ -141,5 +141,40 @@ TEST_F(CubinCacheTest, UseCompilerAppliesItsLimits) {
   EXPECT_EQ(out->limit_hit, "source");
 }
 
+// An edited std_headers file changes the key: a cubin compiled against the old header is never
+// served for the new one: the same source compiled against a copy of the headers, then again
+// after the copy's FLT_MAX was edited.
+TEST_F(CubinCacheTest, KeyFollowsTheStdHeadersContent) {
+  const compiler::SandboxedCompiler found;
+  ASSERT_TRUE(found.std_headers_status().ok()) << found.std_headers_status();
+  const fs::path headers = dir_ / "headers" / "std_headers";
+  fs::create_directories(headers.parent_path());
+  fs::copy(*found.options().std_headers_dir, headers, fs::copy_options::recursive);
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(headers.parent_path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  compiler::SandboxedCompilerOptions options;
+  options.std_headers_dir = headers.string();
+
+  CubinCache cache((dir_ / "cache").string());
+  CompileRequest request;
+  request.source = "#include <cfloat>\n__global__ void k(float* x) { *x = -FLT_MAX; }\n";
+  request.name_expressions = {"k"};
+  cache.UseCompiler(std::make_shared<compiler::SandboxedCompiler>(options));
+  absl::StatusOr<CompileOutcome> first = CompileCached(request, cache);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(first->success) << first->log;
+  absl::StatusOr<CompileOutcome> again = CompileCached(request, cache);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->cache_hit);
+
+  std::ofstream(headers / "__kjudge" / "float.h", std::ios::app) << "#undef FLT_MAX\n#define FLT_MAX 1.0F\n";
+  cache.UseCompiler(std::make_shared<compiler::SandboxedCompiler>(options));
+  absl::StatusOr<CompileOutcome> edited = CompileCached(request, cache);
+  ASSERT_TRUE(edited.ok()) << edited.status();
+  ASSERT_TRUE(edited->success) << edited->log;
+  EXPECT_FALSE(edited->cache_hit);
+  EXPECT_NE(edited->program.cubin, first->program.cubin);  // the header did change the code
+}
+
 }  // namespace
 }  // namespace kjudge::runner

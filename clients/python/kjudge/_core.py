@@ -1,0 +1,218 @@
+"""What the synchronous and the asyncio clients share: connection settings, call metadata, the
+retry policy, and the requests they build. No I/O happens here."""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import grpc
+
+from . import errors
+from .types import BatchItem, Job, JobState, Submission
+from .v1 import kjudge_pb2 as pb
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+# The most a SubmitBatch and a WatchJobs call take (kjudge.proto); the clients split larger lists.
+MAX_BATCH = 100
+MAX_WATCHED = 1000
+# Replies can carry compile logs and prompts; the CLI allows the same.
+CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 << 20)]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retries of calls refused for now (RESOURCE_EXHAUSTED) or that could not reach the server
+    (UNAVAILABLE), with exponential backoff and jitter; never sooner than the server's
+    retry-after-ms. A submission is retried with the same idempotency key, so it is never queued
+    twice. attempts=1 turns retries off."""
+
+    attempts: int = 6
+    initial_backoff: float = 0.1
+    max_backoff: float = 5.0
+    multiplier: float = 2.0
+
+    def delay(self, attempt: int, error: errors.KjudgeError, *, may_resend: bool = True) -> Optional[float]:
+        """Seconds to wait before try number attempt+2, or None when the error is final.
+
+        may_resend: whether the call may be sent again after UNAVAILABLE (the first one may have
+        been done: only idempotent calls may). RESOURCE_EXHAUSTED means nothing was done."""
+        if attempt + 1 >= self.attempts:
+            return None
+        if isinstance(error, errors.RefusedForNow):
+            pass
+        elif isinstance(error, errors.Unreachable) and may_resend:
+            pass
+        else:
+            return None
+        backoff = min(self.max_backoff, self.initial_backoff * self.multiplier**attempt)
+        backoff *= random.uniform(0.5, 1.0)  # spread out clients that failed together
+        return max(backoff, error.retry_after or 0.0)
+
+
+NO_RETRY = RetryPolicy(attempts=1)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where and how to connect; the defaults follow the `kjudge` CLI (KJUDGE_SERVER,
+    KJUDGE_API_KEY). tls_ca: a PEM file to trust (TLS on); tls=True alone: TLS with the system's
+    roots. timeout: seconds for the short calls (not for evaluate or watches, which wait)."""
+
+    server: str
+    api_key: str
+    credentials: Optional[grpc.ChannelCredentials]
+    retry: RetryPolicy
+    timeout: Optional[float]
+
+    @classmethod
+    def make(
+        cls,
+        server: Optional[str],
+        api_key: Optional[str],
+        tls_ca: Union[str, "os.PathLike[str]", None],
+        tls: bool,
+        retry: Optional[RetryPolicy],
+        timeout: Optional[float],
+    ) -> "Settings":
+        credentials = None
+        if tls_ca is not None:
+            path = Path(tls_ca)
+            try:
+                pem = path.read_bytes()
+            except OSError as e:
+                raise errors.InvalidArgument(f"tls_ca: cannot read '{path}': {e.strerror}; pass a PEM file",
+                                             field="tls_ca") from None
+            credentials = grpc.ssl_channel_credentials(root_certificates=pem)
+        elif tls:
+            credentials = grpc.ssl_channel_credentials()
+        return cls(
+            server=server or os.environ.get("KJUDGE_SERVER") or DEFAULT_SERVER,
+            api_key=api_key if api_key is not None else os.environ.get("KJUDGE_API_KEY", ""),
+            credentials=credentials,
+            retry=retry if retry is not None else RetryPolicy(),
+            timeout=timeout,
+        )
+
+    def metadata(self) -> Tuple[Tuple[str, str], ...]:
+        """Per-call metadata: the API key as the server expects it."""
+        return (("authorization", f"Bearer {self.api_key}"),) if self.api_key else ()
+
+
+def idempotency_key_for(submission: Submission) -> str:
+    """The submission's own key, or a fresh random one so that retries are safe."""
+    return submission.idempotency_key if submission.idempotency_key else f"py-{uuid.uuid4().hex}"
+
+
+def make_submission(
+    problem: Union[str, Submission],
+    source: Union[str, "os.PathLike[str]", None],
+    options: Mapping[str, object],
+) -> Submission:
+    """A Submission from submit()'s arguments: a Submission as is, else problem + source + options."""
+    if isinstance(problem, Submission):
+        if source is not None or options:
+            raise TypeError("pass either a Submission or problem, source and options, not both")
+        return problem
+    if source is None:
+        raise TypeError("source is required: CUDA device code, or a pathlib.Path to a .cu file")
+    return Submission(problem, source, **options)  # type: ignore[arg-type]
+
+
+def list_jobs_request(
+    tags: Optional[Mapping[str, str]],
+    state: Union[JobState, str, None],
+    problem: Optional[str],
+    page_size: Optional[int],
+    page_token: str,
+) -> pb.ListJobsRequest:
+    request = pb.ListJobsRequest(tags=dict(tags or {}), problem=problem or "", page_size=page_size or 0,
+                                 page_token=page_token)
+    if state is not None:
+        name = state.value if isinstance(state, JobState) else str(state).upper()
+        if name not in JobState.__members__:
+            raise errors.InvalidArgument(f"state: '{state}' is not QUEUED, RUNNING or DONE", field="state")
+        request.state = pb.JobState.Value(name)
+    return request
+
+
+def stats_request(
+    tags: Optional[Mapping[str, str]], baseline: Optional[str], problem_prefix: Optional[str], public_only: bool
+) -> pb.GetStatsRequest:
+    return pb.GetStatsRequest(tags=dict(tags or {}), baseline=baseline or "", problem_prefix=problem_prefix or "",
+                              public_only=public_only)
+
+
+def job_id_from_metadata(metadata: Optional[Sequence[Tuple[str, object]]]) -> Optional[str]:
+    """Evaluate's job id, sent as initial metadata "kjudge-job-id" before the server waits."""
+    for key, value in metadata or ():
+        if key == "kjudge-job-id":
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return None
+
+
+def chunks(items: Sequence, size: int) -> List[Sequence]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def remaining(deadline: Optional[float], now: float) -> Optional[float]:
+    """Seconds left before an absolute deadline (monotonic clock), or None for no deadline."""
+    if deadline is None:
+        return None
+    return max(0.0, deadline - now)
+
+
+def check_job_ids(job_ids: Sequence[str]) -> List[str]:
+    """Job ids as strings, unique and in order (ints are accepted)."""
+    seen: Dict[str, None] = {}
+    for job_id in job_ids:
+        seen.setdefault(str(job_id), None)
+    if not seen:
+        raise errors.InvalidArgument("job_ids: empty; pass at least one job id", field="job_ids")
+    return list(seen)
+
+
+def batch_item(item: pb.SubmitBatchItem, key: str) -> BatchItem:
+    """A SubmitBatch answer as a BatchItem (job or error)."""
+    if item.error_code:
+        return BatchItem(job=None, error=errors.from_status_number(item.error_code, item.error), idempotency_key=key)
+    return BatchItem(job=Job.from_proto(item.job), error=None, idempotency_key=key)
+
+
+def batch_retry_delay(policy: RetryPolicy, attempt: int, items: Sequence[BatchItem]) -> Optional[float]:
+    """How long to wait before resending a batch's refused-for-now items; None: do not resend.
+    Every item carries its idempotency key, so resending one that was in fact queued is harmless."""
+    delays: List[float] = []
+    for item in items:
+        delay = policy.delay(attempt, item.error) if item.error is not None else None
+        if delay is not None:
+            delays.append(delay)
+    return max(delays) if delays else None
+
+
+def is_retryable(error: Optional[errors.KjudgeError]) -> bool:
+    return isinstance(error, (errors.RefusedForNow, errors.Unreachable))
+
+
+def evaluate_as_stream(channel):
+    """Evaluate, called as a server-streaming method. It is unary on the wire, and HTTP/2 frames
+    a unary and a server-streaming reply alike; but gRPC Python (sync and aio) receives a unary
+    call's initial metadata in the same batch as its reply, so the job id the server sends before
+    it waits would reach the caller only with the verdict. A streaming call receives the initial
+    metadata on its own, as soon as it arrives."""
+    return channel.unary_stream(
+        "/kjudge.v1.ClientService/Evaluate",
+        request_serializer=pb.SubmitRequest.SerializeToString,
+        response_deserializer=pb.Job.FromString,
+    )
+
+
+def the_one_job(messages: Sequence[pb.Job]) -> Job:
+    """Evaluate's single reply as a Job."""
+    if len(messages) != 1:
+        raise errors.ServerError(f"Evaluate answered {len(messages)} messages; expected one finished job")
+    return Job.from_proto(messages[0])

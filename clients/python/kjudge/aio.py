@@ -1,0 +1,286 @@
+"""The asyncio kjudge client (grpc.aio): the same calls as kjudge.Client, awaitable.
+
+    async with kjudge.AsyncClient("127.0.0.1:50051") as kj:
+        jobs = await asyncio.gather(*(kj.evaluate("level1/19_ReLU", src) for src in sources))
+
+Create it inside the running event loop. Thousands of calls may be in flight on one client; the
+server caps open Evaluate/watch calls per key (--max-streams-per-key, default 256): keep fewer
+evaluate() calls in flight than that, or submit and follow them on one watch_many() stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import time
+from typing import AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+import grpc
+import grpc.aio
+
+from . import _core, errors
+from .types import BatchItem, Job, JobPage, JobState, Problem, ProblemSummary, Stats, Submission
+from .v1 import kjudge_pb2 as pb
+from .v1 import kjudge_pb2_grpc as pb_grpc
+
+__all__ = ["AsyncClient"]
+
+JobIdCallback = Callable[[str], Union[None, Awaitable[None]]]
+
+
+class AsyncClient:
+    """A connection to kjudge-server's ClientService for asyncio; arguments as kjudge.Client."""
+
+    def __init__(
+        self,
+        server: Optional[str] = None,
+        *,
+        api_key: Optional[str] = None,
+        tls_ca: Union[str, "os.PathLike[str]", None] = None,
+        tls: bool = False,
+        retry: Optional[_core.RetryPolicy] = None,
+        timeout: Optional[float] = 30.0,
+    ) -> None:
+        self._settings = _core.Settings.make(server, api_key, tls_ca, tls, retry, timeout)
+        s = self._settings
+        if s.credentials is not None:
+            self._channel = grpc.aio.secure_channel(s.server, s.credentials, options=_core.CHANNEL_OPTIONS)
+        else:
+            self._channel = grpc.aio.insecure_channel(s.server, options=_core.CHANNEL_OPTIONS)
+        self._stub = pb_grpc.ClientServiceStub(self._channel)
+        self._evaluate = _core.evaluate_as_stream(self._channel)
+
+    @property
+    def server(self) -> str:
+        return self._settings.server
+
+    async def close(self) -> None:
+        """Closes the channel; calls in flight end with an error."""
+        await self._channel.close()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ---- plumbing ----
+
+    async def _unary(self, method: Callable, request: object, *, may_resend: bool = True,
+                     job_id: Optional[str] = None):
+        """One unary call with the retry policy; raises the mapped KjudgeError."""
+        attempt = 0
+        while True:
+            try:
+                return await method(request, metadata=self._settings.metadata(), timeout=self._settings.timeout)
+            except grpc.aio.AioRpcError as e:
+                error = errors.from_rpc_error(e, job_id=job_id)
+                delay = self._settings.retry.delay(attempt, error, may_resend=may_resend)
+                if delay is None:
+                    raise error from None
+                await asyncio.sleep(delay)
+                attempt += 1
+
+    # ---- problems ----
+
+    async def problems(self) -> List[ProblemSummary]:
+        """The catalog: name, level and title of every problem."""
+        response = await self._unary(self._stub.ListProblems, pb.ListProblemsRequest())
+        return [ProblemSummary(p.name, p.level, p.title) for p in response.problems]
+
+    async def problem(self, name: str) -> Problem:
+        """One problem with its LLM-ready prompt and starter file; NotFound (field "problem")."""
+        return Problem.from_proto(await self._unary(self._stub.GetProblem, pb.GetProblemRequest(name=name)))
+
+    # ---- submitting ----
+
+    async def submit(self, problem: Union[str, Submission], source: Union[str, "os.PathLike[str]", None] = None,
+                     **options: object) -> Job:
+        """Queues one submission and returns its job at once; see Client.submit."""
+        submission = _core.make_submission(problem, source, options)
+        key = _core.idempotency_key_for(submission)
+        response = await self._unary(self._stub.Submit, submission.to_proto(key))
+        return Job.from_proto(response.job)
+
+    async def submit_batch(self, submissions: Sequence[Submission]) -> List[BatchItem]:
+        """Queues many submissions (100 per call); one BatchItem each, in order; see Client.submit_batch."""
+        keys = [_core.idempotency_key_for(s) for s in submissions]
+        requests = [s.to_proto(k) for s, k in zip(submissions, keys)]
+        results: List[Optional[BatchItem]] = [None] * len(requests)
+        pending = list(range(len(requests)))
+        attempt = 0
+        while pending:
+            for chunk in _core.chunks(pending, _core.MAX_BATCH):
+                response = await self._unary(self._stub.SubmitBatch,
+                                             pb.SubmitBatchRequest(requests=[requests[i] for i in chunk]))
+                for i, item in zip(chunk, response.items):
+                    results[i] = _core.batch_item(item, keys[i])
+            refused = [results[i] for i in pending if _core.is_retryable(results[i].error)]  # type: ignore[union-attr]
+            delay = _core.batch_retry_delay(self._settings.retry, attempt, refused)  # type: ignore[arg-type]
+            if delay is None:
+                break
+            await asyncio.sleep(delay)
+            attempt += 1
+            pending = [i for i in pending if _core.is_retryable(results[i].error)]  # type: ignore[union-attr]
+        return results  # type: ignore[return-value]
+
+    async def evaluate(self, problem: Union[str, Submission], source: Union[str, "os.PathLike[str]", None] = None, *,
+                       timeout: Optional[float] = None, on_job_id: Optional[JobIdCallback] = None,
+                       **options: object) -> Job:
+        """Submits and waits in one call; returns the finished job. on_job_id(id) (a function or a
+        coroutine function) gets the job id as soon as the server has stored the job; past
+        `timeout`, DeadlineExceeded with .job_id. See Client.evaluate."""
+        submission = _core.make_submission(problem, source, options)
+        request = submission.to_proto(_core.idempotency_key_for(submission))
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        job_id: Optional[str] = None
+        attempt = 0
+        while True:
+            call = self._evaluate(request, metadata=self._settings.metadata(),
+                                  timeout=_core.remaining(deadline, time.monotonic()))
+            try:
+                sent_id = _core.job_id_from_metadata(await call.initial_metadata())
+                if sent_id is not None and sent_id != job_id:
+                    job_id = sent_id
+                    if on_job_id is not None:
+                        result = on_job_id(job_id)
+                        if inspect.isawaitable(result):
+                            await result
+                return _core.the_one_job([message async for message in call])
+            except grpc.aio.AioRpcError as e:
+                error = errors.from_rpc_error(e, job_id=job_id)
+                delay = self._settings.retry.delay(attempt, error)
+                if delay is None or (deadline is not None and time.monotonic() + delay >= deadline):
+                    raise error from None
+                await asyncio.sleep(delay)
+                attempt += 1
+            except BaseException:
+                call.cancel()
+                raise
+
+    # ---- following jobs ----
+
+    async def get_job(self, job_id: Union[str, int]) -> Job:
+        """The job as it is now; NotFound (field "job_id") for unknown ids and other tenants' jobs."""
+        job_id = str(job_id)
+        return Job.from_proto(await self._unary(self._stub.GetJob, pb.GetJobRequest(job_id=job_id), job_id=job_id))
+
+    def watch(self, job_id: Union[str, int], *, timeout: Optional[float] = None) -> AsyncIterator[Job]:
+        """Yields the job on every change; ends after it is DONE."""
+        return self.watch_many([str(job_id)], timeout=timeout)
+
+    async def watch_many(self, job_ids: Sequence[Union[str, int]], *,
+                         timeout: Optional[float] = None) -> AsyncIterator[Job]:
+        """Yields a Job whenever one of them changes; ends once all are DONE. More than 1000 ids
+        are watched on several WatchJobs streams at once; a dropped stream is reopened for the
+        jobs not yet done; past `timeout` seconds, DeadlineExceeded."""
+        ids = _core.check_job_ids([str(i) for i in job_ids])
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        chunks = _core.chunks(ids, _core.MAX_WATCHED)
+        if len(chunks) == 1:
+            async for job in self._watch_chunk(list(chunks[0]), deadline):
+                yield job
+            return
+        queue: "asyncio.Queue[Union[Job, BaseException, None]]" = asyncio.Queue()
+
+        async def pump(chunk: List[str]) -> None:
+            try:
+                async for job in self._watch_chunk(chunk, deadline):
+                    await queue.put(job)
+                await queue.put(None)
+            except BaseException as e:  # noqa: BLE001 - handed to the consumer below
+                await queue.put(e)
+
+        tasks = [asyncio.ensure_future(pump(list(c))) for c in chunks]
+        try:
+            open_streams = len(tasks)
+            while open_streams:
+                item = await queue.get()
+                if item is None:
+                    open_streams -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def _watch_chunk(self, ids: List[str], deadline: Optional[float]) -> AsyncIterator[Job]:
+        open_ids = list(ids)
+        attempt = 0
+        while open_ids:
+            stream = self._stub.WatchJobs(pb.WatchJobsRequest(job_ids=open_ids), metadata=self._settings.metadata(),
+                                          timeout=_core.remaining(deadline, time.monotonic()))
+            try:
+                async for message in stream:
+                    job = Job.from_proto(message)
+                    attempt = 0
+                    if job.done and job.id in open_ids:
+                        open_ids.remove(job.id)
+                    yield job
+                return
+            except grpc.aio.AioRpcError as e:
+                error = errors.from_rpc_error(e, job_id=open_ids[0] if len(open_ids) == 1 else None)
+                delay = self._settings.retry.delay(attempt, error)
+                if delay is None or (deadline is not None and time.monotonic() + delay >= deadline):
+                    raise error from None
+                await asyncio.sleep(delay)
+                attempt += 1
+            finally:
+                stream.cancel()
+
+    async def wait(self, job_id: Union[str, int], *, timeout: Optional[float] = None) -> Job:
+        """Waits until the job is DONE and returns it (DeadlineExceeded after `timeout` s)."""
+        return (await self.wait_many([job_id], timeout=timeout))[str(job_id)]
+
+    async def wait_many(self, job_ids: Sequence[Union[str, int]], *,
+                        timeout: Optional[float] = None) -> Dict[str, Job]:
+        """Waits until all jobs are DONE; returns them by id, in the order given."""
+        ids = _core.check_job_ids([str(i) for i in job_ids])
+        final: Dict[str, Job] = {}
+        async for job in self.watch_many(ids, timeout=timeout):
+            if job.done:
+                final[job.id] = job
+        return {i: final[i] for i in ids}
+
+    # ---- listing, cancelling, stats ----
+
+    async def list_jobs(self, *, tags: Optional[Mapping[str, str]] = None,
+                        state: Union[JobState, str, None] = None, problem: Optional[str] = None,
+                        page_size: Optional[int] = None, page_token: str = "") -> JobPage:
+        """One page of your jobs (admins: all), newest first; see Client.list_jobs."""
+        request = _core.list_jobs_request(tags, state, problem, page_size, page_token)
+        response = await self._unary(self._stub.ListJobs, request)
+        return JobPage(tuple(Job.from_proto(j) for j in response.jobs), response.next_page_token)
+
+    async def iter_jobs(self, *, tags: Optional[Mapping[str, str]] = None,
+                        state: Union[JobState, str, None] = None, problem: Optional[str] = None,
+                        page_size: Optional[int] = None) -> AsyncIterator[Job]:
+        """Every matching job, newest first, fetching page after page."""
+        token = ""
+        while True:
+            page = await self.list_jobs(tags=tags, state=state, problem=problem, page_size=page_size,
+                                        page_token=token)
+            for job in page.jobs:
+                yield job
+            if not page.next_page_token:
+                return
+            token = page.next_page_token
+
+    async def cancel(self, job_id: Union[str, int]) -> Job:
+        """Ends a queued or running job as CANCELLED; FailedPrecondition when already finished."""
+        job_id = str(job_id)
+        request = pb.CancelJobRequest(job_id=job_id)
+        try:
+            return Job.from_proto(await self._unary(self._stub.CancelJob, request, may_resend=False, job_id=job_id))
+        except errors.Unreachable:
+            job = await self.get_job(job_id)
+            return job if job.done else Job.from_proto(await self._unary(self._stub.CancelJob, request, job_id=job_id))
+
+    async def stats(self, *, tags: Optional[Mapping[str, str]] = None, baseline: Optional[str] = None,
+                    problem_prefix: Optional[str] = None, public_only: bool = False) -> Stats:
+        """Compile rate, correctness, fast_p and geomean speedup; see Client.stats."""
+        request = _core.stats_request(tags, baseline, problem_prefix, public_only)
+        return Stats.from_proto(await self._unary(self._stub.GetStats, request))

@@ -1,0 +1,292 @@
+"""Typed views of kjudge's API messages (proto/kjudge/v1/kjudge.proto).
+
+Each view keeps the fields an agent reads most and the full message in `.proto`, so anything
+else the API carries (timings, test outcomes, flags) is one attribute away.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Mapping, Optional, Tuple, Union
+
+from .errors import KjudgeError
+from .v1 import kjudge_pb2 as pb
+
+__all__ = [
+    "Verdict",
+    "JobState",
+    "Stage",
+    "Speedup",
+    "Job",
+    "JobPage",
+    "Submission",
+    "BatchItem",
+    "ProblemSummary",
+    "TensorInfo",
+    "Problem",
+    "Stats",
+]
+
+
+class Verdict(str, enum.Enum):
+    """The closed set of outcomes; members compare equal to their names ("CORRECT")."""
+
+    CORRECT = "CORRECT"
+    COMPILED = "COMPILED"
+    COMPILE_ERROR = "COMPILE_ERROR"
+    LAUNCH_ERROR = "LAUNCH_ERROR"
+    WRONG_ANSWER = "WRONG_ANSWER"
+    UNWRITTEN_OUTPUT = "UNWRITTEN_OUTPUT"
+    INPUT_MODIFIED = "INPUT_MODIFIED"
+    RUNTIME_ERROR = "RUNTIME_ERROR"
+    TIMEOUT = "TIMEOUT"
+    SUSPICIOUS = "SUSPICIOUS"
+    REJECTED = "REJECTED"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+    CANCELLED = "CANCELLED"
+
+
+class JobState(str, enum.Enum):
+    """Where a job is in the queue."""
+
+    QUEUED = "QUEUED"
+    RUNNING = "RUNNING"
+    DONE = "DONE"
+
+
+class Stage(str, enum.Enum):
+    """Where a running job is; finer than JobState."""
+
+    UNSPECIFIED = "STAGE_UNSPECIFIED"
+    QUEUED = "STAGE_QUEUED"
+    COMPILING = "STAGE_COMPILING"
+    CHECKING = "STAGE_CHECKING"
+    TIMING = "STAGE_TIMING"
+    BASELINE = "STAGE_BASELINE"
+    DONE = "STAGE_DONE"
+
+
+@dataclass(frozen=True)
+class Speedup:
+    """Baseline median / candidate median on one benchmark shape."""
+
+    shape: str
+    baseline: str
+    speedup: float
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job as the server last reported it. `verdict` is None until the job is DONE."""
+
+    id: str
+    problem: str
+    state: JobState
+    stage: Stage
+    verdict: Optional[Verdict]
+    message: str
+    compile_log: str
+    queue_position: int
+    progress_done: int
+    progress_total: int
+    compile_only: bool
+    tags: Dict[str, str]
+    idempotency_key: str
+    speedups: Tuple[Speedup, ...]
+    proto: pb.Job = field(repr=False, compare=False)
+
+    @classmethod
+    def from_proto(cls, job: pb.Job) -> "Job":
+        done = job.state == pb.DONE
+        return cls(
+            id=job.id,
+            problem=job.problem,
+            state=JobState(pb.JobState.Name(job.state)) if job.state else JobState.QUEUED,
+            stage=Stage(pb.Stage.Name(job.stage)),
+            verdict=Verdict(pb.Verdict.Name(job.result.verdict)) if done else None,
+            message=job.result.message,
+            compile_log=job.result.compile_log,
+            queue_position=job.queue_position,
+            progress_done=job.progress_done,
+            progress_total=job.progress_total,
+            compile_only=job.compile_only,
+            tags=dict(job.tags),
+            idempotency_key=job.idempotency_key,
+            speedups=tuple(Speedup(s.shape, s.baseline, s.speedup) for s in job.result.speedups),
+            proto=job,
+        )
+
+    @property
+    def done(self) -> bool:
+        """True once the job has its verdict."""
+        return self.state == JobState.DONE
+
+    @property
+    def ok(self) -> bool:
+        """True for CORRECT, and for COMPILED (a compile-only job that compiled)."""
+        return self.verdict in (Verdict.CORRECT, Verdict.COMPILED)
+
+    @property
+    def exit_code(self) -> int:
+        """The `kjudge` CLI's exit code for this job: 0 ok, 1 any other verdict, 4 unfinished."""
+        if not self.done:
+            return 4
+        return 0 if self.ok else 1
+
+    def speedup(self, baseline: Optional[str] = None) -> Optional[float]:
+        """Geometric mean over benchmark shapes of the speedup against `baseline`; None if that
+        baseline was not measured. baseline=None: against the strongest baseline measured for the
+        job (the one it beats by the least), so a reward cannot come from beating a strawman."""
+        if baseline is None:
+            per_baseline = [self.speedup(name) for name in {s.baseline for s in self.speedups}]
+            measured = [v for v in per_baseline if v is not None]
+            return min(measured) if measured else None
+        values = [s.speedup for s in self.speedups if s.baseline == baseline and s.speedup > 0]
+        if not values:
+            return None
+        return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+@dataclass(frozen=True)
+class JobPage:
+    """One page of ListJobs: newest first; pass next_page_token back for the next ("": none)."""
+
+    jobs: Tuple[Job, ...]
+    next_page_token: str
+
+
+@dataclass
+class Submission:
+    """One kernel to judge. `source` is CUDA device code with a kjudge-plan comment block, or a
+    path (pathlib.Path) to such a file. idempotency_key None lets the client pick a fresh one, so
+    its retries never queue a job twice; set your own (e.g. "run/episode/sample") to make your
+    own retries, across processes, safe as well."""
+
+    problem: str
+    source: Union[str, "os.PathLike[str]"]
+    launch_plan: str = ""
+    compile_only: bool = False
+    tags: Mapping[str, str] = field(default_factory=dict)
+    filename: str = ""
+    public: bool = False
+    idempotency_key: Optional[str] = None
+
+    def to_proto(self, idempotency_key: str) -> pb.SubmitRequest:
+        """The SubmitRequest for this submission, with the key the client settled on."""
+        source = self.source
+        filename = self.filename
+        if isinstance(source, os.PathLike):
+            path = Path(source)
+            filename = filename or path.name
+            source = path.read_text(encoding="utf-8")
+        return pb.SubmitRequest(
+            problem=self.problem,
+            source=source,
+            launch_plan=self.launch_plan,
+            compile_only=self.compile_only,
+            tags=dict(self.tags),
+            filename=filename,
+            public=self.public,
+            idempotency_key=idempotency_key,
+        )
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One SubmitBatch answer, in request order: a job, or the error that refused the item."""
+
+    job: Optional[Job]
+    error: Optional[KjudgeError]
+    idempotency_key: str
+
+    @property
+    def job_id(self) -> Optional[str]:
+        return self.job.id if self.job is not None else None
+
+
+@dataclass(frozen=True)
+class ProblemSummary:
+    name: str
+    level: int
+    title: str
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    dtype: str
+    shape: Tuple[str, ...]
+    role: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A catalog problem. `prompt` is the LLM-ready task text; `starter_file` a .cu to start from."""
+
+    name: str
+    level: int
+    title: str
+    description: str
+    prompt: str
+    starter_file: str
+    sizes: Tuple[str, ...]
+    tensors: Tuple[TensorInfo, ...]
+    test_shapes: Tuple[str, ...]
+    bench_shapes: Tuple[str, ...]
+    spec_toml: str
+    proto: pb.Problem = field(repr=False, compare=False)
+
+    @classmethod
+    def from_proto(cls, p: pb.Problem) -> "Problem":
+        return cls(
+            name=p.name,
+            level=p.level,
+            title=p.title,
+            description=p.description,
+            prompt=p.prompt,
+            starter_file=p.starter_file,
+            sizes=tuple(p.sizes),
+            tensors=tuple(TensorInfo(t.name, t.dtype, tuple(t.shape), t.role) for t in p.tensors),
+            test_shapes=tuple(p.test_shapes),
+            bench_shapes=tuple(p.bench_shapes),
+            spec_toml=p.spec_toml,
+            proto=p,
+        )
+
+
+@dataclass(frozen=True)
+class Stats:
+    """KernelBench-style metrics over finished, fully judged jobs; every speedup is against
+    `baseline`. fast_p maps p to the fraction of jobs correct with a speedup above p."""
+
+    jobs: int
+    compiled: int
+    correct: int
+    compile_rate: float
+    correctness_rate: float
+    fast_p: Dict[float, float]
+    geomean_speedup: float
+    with_speedup: int
+    baseline: str
+    verdicts: Dict[str, int]
+    proto: pb.Stats = field(repr=False, compare=False)
+
+    @classmethod
+    def from_proto(cls, s: pb.Stats) -> "Stats":
+        return cls(
+            jobs=s.jobs,
+            compiled=s.compiled,
+            correct=s.correct,
+            compile_rate=s.compile_rate,
+            correctness_rate=s.correctness_rate,
+            fast_p={f.p: f.fraction for f in s.fast_p},
+            geomean_speedup=s.geomean_speedup,
+            with_speedup=s.with_speedup,
+            baseline=s.baseline,
+            verdicts=dict(s.verdicts),
+            proto=s,
+        )

@@ -1,0 +1,3 @@
+// <cub/device/device_adjacent_difference.cuh> under kjudge (std_headers/README.md): cub::DeviceAdjacentDifference is launched from the host,
+// which kjudge submissions do not have, so a compile error that names the device-side cub to use.
+#error "kjudge: <cub/device/device_adjacent_difference.cuh> (cub::DeviceAdjacentDifference) is host-side cub: it launches kernels from the host, and kjudge compiles device code only (NVRTC) and launches your kernels from the launch plan. Inside your kernel use cub::BlockAdjacentDifference (<cub/block/block_adjacent_difference.cuh>); <cub/cub.cuh> gives all block-, warp- and thread-level cub."

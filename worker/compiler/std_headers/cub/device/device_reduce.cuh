@@ -1,0 +1,3 @@
+// <cub/device/device_reduce.cuh> under kjudge (std_headers/README.md): cub::DeviceReduce is launched from the host,
+// which kjudge submissions do not have, so a compile error that names the device-side cub to use.
+#error "kjudge: <cub/device/device_reduce.cuh> (cub::DeviceReduce) is host-side cub: it launches kernels from the host, and kjudge compiles device code only (NVRTC) and launches your kernels from the launch plan. Inside your kernel use cub::BlockReduce (<cub/block/block_reduce.cuh>) or cub::WarpReduce (<cub/warp/warp_reduce.cuh>), with a second kernel in the plan for the grid-wide result; <cub/cub.cuh> gives all block-, warp- and thread-level cub."

@@ -1,0 +1,3 @@
+// <cub/device/device_run_length_encode.cuh> under kjudge (std_headers/README.md): cub::DeviceRunLengthEncode is launched from the host,
+// which kjudge submissions do not have, so a compile error that names the device-side cub to use.
+#error "kjudge: <cub/device/device_run_length_encode.cuh> (cub::DeviceRunLengthEncode) is host-side cub: it launches kernels from the host, and kjudge compiles device code only (NVRTC) and launches your kernels from the launch plan. Inside your kernel use cub::BlockDiscontinuity (<cub/block/block_discontinuity.cuh>) with cub::BlockScan; <cub/cub.cuh> gives all block-, warp- and thread-level cub."

@@ -1,0 +1,3 @@
+// <cub/device/device_scan.cuh> under kjudge (std_headers/README.md): cub::DeviceScan is launched from the host,
+// which kjudge submissions do not have, so a compile error that names the device-side cub to use.
+#error "kjudge: <cub/device/device_scan.cuh> (cub::DeviceScan) is host-side cub: it launches kernels from the host, and kjudge compiles device code only (NVRTC) and launches your kernels from the launch plan. Inside your kernel use cub::BlockScan (<cub/block/block_scan.cuh>) or cub::WarpScan (<cub/warp/warp_scan.cuh>), with more kernels in the plan for a grid-wide scan; <cub/cub.cuh> gives all block-, warp- and thread-level cub."

@@ -1,0 +1,3 @@
+// <cub/device/device_segmented_radix_sort.cuh> under kjudge (std_headers/README.md): cub::DeviceSegmentedRadixSort is launched from the host,
+// which kjudge submissions do not have, so a compile error that names the device-side cub to use.
+#error "kjudge: <cub/device/device_segmented_radix_sort.cuh> (cub::DeviceSegmentedRadixSort) is host-side cub: it launches kernels from the host, and kjudge compiles device code only (NVRTC) and launches your kernels from the launch plan. Inside your kernel use cub::BlockRadixSort (<cub/block/block_radix_sort.cuh>), one block per segment; <cub/cub.cuh> gives all block-, warp- and thread-level cub."
