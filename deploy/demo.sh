@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job, locally: build kjudge, start a server on a fresh SQLite file and one worker,
-# submit the example ReLU kernel, print its verdict, and stop everything cleanly.
+# The main job, locally: build kjudge, start a server on a fresh SQLite file, one worker and the
+# dashboard (its URL is printed), submit the example ReLU kernel, print its verdict, and stop
+# everything cleanly. KJUDGE_DEMO_KEEP=1 (or an interactive terminal) keeps the server and the
+# dashboard up after the verdict until Enter is pressed, to look around in the browser.
 # With a GPU the kernel is compiled, checked and timed; without one the worker runs in
 # compile-only mode and the job is a compile-only job.
 set -euo pipefail
@@ -8,12 +10,15 @@ cd "$(dirname "$0")/.."
 bash deploy/install-deps.sh
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_BUILD_TESTS=OFF -DKJUDGE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" --target kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge
+cmake --build "$BUILD" -j"$(nproc)" --target kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge \
+  kjudge-dashboard
 
 work=$(mktemp -d /tmp/kjudge-demo.XXXXXX)
 port=${KJUDGE_PORT:-50051}
 addr=127.0.0.1:$port
+dashboard_addr=127.0.0.1:${KJUDGE_DASHBOARD_PORT:-8080}
 cleanup() {
+  [ -n "${dashboard_pid:-}" ] && kill -TERM "$dashboard_pid" 2>/dev/null && wait "$dashboard_pid" 2>/dev/null || true
   [ -n "${worker_pid:-}" ] && kill -TERM "$worker_pid" 2>/dev/null && wait "$worker_pid" 2>/dev/null || true
   [ -n "${server_pid:-}" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
 }
@@ -22,6 +27,16 @@ trap cleanup EXIT
 "$BUILD/bin/kjudge-server" --db "$work/kjudge.sqlite" --listen "$addr" --problems problems >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do "$BUILD/bin/kjudge" --server "$addr" problems >/dev/null 2>&1 && break; sleep 0.1; done
+# The dashboard reads the same file (read-only); the server has created it by now.
+"$BUILD/bin/kjudge-dashboard" --db "$work/kjudge.sqlite" --problems problems --listen "$dashboard_addr" \
+  >"$work/dashboard.log" 2>&1 &
+dashboard_pid=$!
+for _ in $(seq 50); do grep -q "kjudge-dashboard: http" "$work/dashboard.log" && break; sleep 0.1; done
+if grep -q "kjudge-dashboard: http" "$work/dashboard.log"; then
+  echo "dashboard: http://$dashboard_addr/ (queue, workers, every job and leaderboard)"
+else
+  echo "note: the dashboard did not start (see $work/dashboard.log); set KJUDGE_DASHBOARD_PORT if $dashboard_addr is taken"
+fi
 "$BUILD/bin/kjudge-worker" --server "$addr" --cache-dir "$work/cubins" >"$work/worker.log" 2>&1 &
 worker_pid=$!
 
@@ -37,4 +52,8 @@ set +e
 code=$?
 set -e
 echo "logs and database: $work"
+if grep -q "kjudge-dashboard: http" "$work/dashboard.log" && { [ "${KJUDGE_DEMO_KEEP:-}" = 1 ] || [ -t 0 ]; }; then
+  echo "the job's page: http://$dashboard_addr/jobs/1 ; press Enter to stop the server, worker and dashboard"
+  read -r _ || true
+fi
 exit $code

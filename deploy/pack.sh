@@ -5,7 +5,7 @@
 #
 # OUT_DIR gets:
 #   bin/       kjudge-server, kjudge-worker, kjudge-runner, kjudge-candidate, kjudge-compiler (beside the runner,
-#              which starts it per compile), kjudge and any test_* binaries found
+#              which starts it per compile), kjudge, kjudge-dashboard and any test_* binaries found
 #              in BUILD_DIR/bin (copies, debug info stripped)
 #   lib/       every shared library ldd lists for those binaries, except glibc's own (libc,
 #              libm, libpthread, libdl, librt, libutil, libresolv, ld-linux, ...) and CUDA's
@@ -53,7 +53,7 @@ OUT="$(cd "$OUT" && pwd)"
 # ---- binaries ----
 bins=("${REQUIRED[@]}")
 shopt -s nullglob
-for f in "$BUILD"/bin/test_* "$BUILD"/bin/kjudge-bench-*; do
+for f in "$BUILD"/bin/kjudge-dashboard "$BUILD"/bin/test_* "$BUILD"/bin/kjudge-bench-*; do
   [[ -f "$f" && -x "$f" ]] && bins+=("$(basename "$f")")
 done
 shopt -u nullglob

@@ -25,6 +25,10 @@ class Statement;
 class Database {
  public:
   static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path);
+  // A read-only connection for readers in other processes (the dashboard): SQLITE_OPEN_READONLY
+  // plus query_only, so it can never write or take the write lock; in WAL mode it reads a
+  // committed snapshot while the server writes. The file must exist (made by the server).
+  static absl::StatusOr<std::unique_ptr<Database>> OpenReadOnly(const std::string& path);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -60,6 +64,7 @@ class Statement {
   absl::Status Run();
 
   int64_t ColumnInt(int column) const;
+  double ColumnDouble(int column) const;
   std::string ColumnText(int column) const;
   bool ColumnIsNull(int column) const;
 

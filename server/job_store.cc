@@ -291,10 +291,12 @@ absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const 
   std::lock_guard lock(shared_->mutex);
   std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible,
                                  " AND (?3 = 0 OR state = ?3) AND (?4 = '' OR problem = ?4)"
-                                 " AND (?5 = 0 OR id < ?5)");
+                                 " AND (?5 = 0 OR id < ?5) AND (?7 = 0 OR verdict = ?7)"
+                                 " AND (?8 = 0 OR created_unix_ms >= ?8) AND (?9 = 0 OR created_unix_ms < ?9)");
   // Tag keys are restricted to [A-Za-z0-9_.:-] at intake and in ListJobs, so they are safe
   // inside a quoted JSON path; values are bound.
-  int next = 7;
+  constexpr int kFirstTagParam = 10;
+  int next = kFirstTagParam;
   for (const auto& [key, value] : filter.tags) {
     absl::StrAppend(&sql, " AND json_extract(tags_json, '$.\"", key, "\"') = ?", next++);
   }
@@ -303,7 +305,8 @@ absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const 
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, static_cast<int>(filter.state));
   stmt->Bind(4, filter.problem).Bind(5, filter.before_id).Bind(6, filter.limit);
-  next = 7;
+  stmt->Bind(7, static_cast<int>(filter.verdict)).Bind(8, filter.created_after_ms).Bind(9, filter.created_before_ms);
+  next = kFirstTagParam;
   for (const auto& [key, value] : filter.tags) stmt->Bind(next++, value);
   std::vector<v1::Job> jobs;
   jobs.reserve(static_cast<size_t>(filter.limit));
@@ -597,33 +600,78 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
   return db.Changes();
 }
 
+namespace {
+
+// FinishedResults' jobs: finished, fully judged, matching the prefix, the scope and every tag
+// (through job_tags: indexed, keys and values bound). ?1..?5 as bound by BindFinished, tags
+// from ?6 on; `j` is the jobs row.
+std::string FinishedWhere(size_t tag_count) {
+  std::string sql =
+      "j.state = 3 AND j.compile_only = 0 AND j.verdict != ?5 AND substr(j.problem, 1, length(?3)) = ?3 "
+      "AND (CASE WHEN ?4 = 1 THEN j.public = 1 ELSE (?1 = 1 OR j.api_key_id = ?2) END)";
+  for (size_t i = 0; i < tag_count; ++i) {
+    const size_t key = 6 + (2 * i);
+    absl::StrAppend(&sql, " AND j.id IN (SELECT job_id FROM job_tags WHERE key = ?", key, " AND value = ?", key + 1,
+                    ")");
+  }
+  return sql;
+}
+
+void BindFinished(Statement& stmt, const std::map<std::string, std::string>& tags, const std::string& problem_prefix,
+                  const StatsScope& scope) {
+  stmt.Bind(1, scope.viewer.admin ? 1 : 0).Bind(2, scope.viewer.key_id).Bind(3, problem_prefix);
+  stmt.Bind(4, scope.public_only ? 1 : 0).Bind(5, v1::CANCELLED);  // never judged: not counted
+  int next = 6;
+  for (const auto& [key, value] : tags) {
+    stmt.Bind(next, key).Bind(next + 1, value);
+    next += 2;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
     const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
   std::lock_guard lock(shared_->mutex);
-  // public_only: every tenant's public jobs; else the viewer's own (admin: all).
+  // Only what ComputeStats reads comes back, extracted by SQLite from one parse of each result:
+  // its verdict, problem, GPU, speedups, and the candidate's median at each timed shape (the
+  // default denominator derives baseline times from them). Rows come per array element,
+  // grouped by job. So stats over 100,000 jobs parse no stored result in C++.
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
-      "SELECT tags_json, result_json, problem FROM jobs WHERE state = 3 AND compile_only = 0 AND verdict != ?5 "
-      "AND substr(problem, 1, length(?3)) = ?3 AND (CASE WHEN ?4 = 1 THEN public = 1 ELSE ",
-      kVisible, " END) ORDER BY id"));
+      "SELECT j.id, j.verdict, j.problem, top.key, top.value, json_extract(e.value, '$.shape'), "
+      "json_extract(e.value, '$.baseline'), json_extract(e.value, '$.speedup'), "
+      "json_extract(e.value, '$.timing.median_us') FROM jobs j "
+      "LEFT JOIN json_each(j.result_json) top ON top.key IN ('gpu', 'speedups', 'timings') "
+      "LEFT JOIN json_each(CASE WHEN top.key != 'gpu' THEN top.value END) e WHERE ",
+      FinishedWhere(tags.size()), " ORDER BY j.id"));
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, scope.viewer.admin ? 1 : 0).Bind(2, scope.viewer.key_id).Bind(3, problem_prefix);
-  stmt->Bind(4, scope.public_only ? 1 : 0).Bind(5, v1::CANCELLED);  // never judged: not counted
+  BindFinished(*stmt, tags, problem_prefix, scope);
   std::vector<JudgedResult> out;
+  int64_t last_id = 0;
   while (true) {
     absl::StatusOr<bool> row = stmt->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    google::protobuf::Map<std::string, std::string> job_tags;
-    TagsFromJson(stmt->ColumnText(0), &job_tags);
-    bool match = true;
-    for (const auto& [key, value] : tags) {
-      auto it = job_tags.find(key);
-      match = match && it != job_tags.end() && it->second == value;
+    if (out.empty() || stmt->ColumnInt(0) != last_id) {
+      last_id = stmt->ColumnInt(0);
+      JudgedResult& judged = out.emplace_back();
+      judged.problem = stmt->ColumnText(2);
+      judged.result.set_verdict(static_cast<v1::Verdict>(stmt->ColumnInt(1)));
     }
-    if (!match) continue;
-    JudgedResult judged;
-    judged.problem = stmt->ColumnText(2);
-    if (FromJson(stmt->ColumnText(1), &judged.result).ok()) out.push_back(std::move(judged));
+    v1::JobResult& result = out.back().result;
+    const std::string key = stmt->ColumnIsNull(3) ? "" : stmt->ColumnText(3);
+    if (key == "gpu") {
+      result.set_gpu(stmt->ColumnText(4));
+    } else if (key == "speedups" && !stmt->ColumnIsNull(7)) {
+      v1::Speedup* speedup = result.add_speedups();
+      speedup->set_shape(stmt->ColumnText(5));
+      speedup->set_baseline(stmt->ColumnText(6));
+      speedup->set_speedup(stmt->ColumnDouble(7));
+    } else if (key == "timings" && !stmt->ColumnIsNull(8)) {
+      v1::ShapeTiming* timing = result.add_timings();
+      timing->set_shape(stmt->ColumnText(5));
+      timing->mutable_timing()->set_median_us(stmt->ColumnDouble(8));
+    }
   }
   return out;
 }

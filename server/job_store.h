@@ -74,6 +74,9 @@ struct JobFilter {
   std::string problem;
   int64_t before_id = 0;  // paging: only jobs with id < before_id; 0: from the newest
   int limit = 50;
+  v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;  // finished with this verdict; unset: any
+  int64_t created_after_ms = 0;   // submitted at or after (Unix ms); 0: no bound
+  int64_t created_before_ms = 0;  // submitted before (Unix ms); 0: no bound
 };
 
 struct StatsScope {
@@ -141,7 +144,9 @@ class JobStore {
   absl::StatusOr<bool> Release(const LeaseRef& lease, const std::string& reason);
 
   // Results of finished, fully judged (not compile-only, not cancelled) jobs whose tags contain every entry of
-  // `tags` and whose problem starts with `problem_prefix`, oldest first.
+  // `tags` and whose problem starts with `problem_prefix`, oldest first, with each job's problem.
+  // Each result holds only what ComputeStats reads: verdict, gpu, speedups, and its
+  // timings' shapes and median_us (no other Timing field).
   // `scope` limits them to the viewer's jobs (admin: all) or to public jobs.
   absl::StatusOr<std::vector<JudgedResult>> FinishedResults(const std::map<std::string, std::string>& tags,
                                                             const std::string& problem_prefix,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <tuple>
 
@@ -191,14 +192,22 @@ struct Tally {
     }
   }
   double Geomean() const { return with_speedup > 0 ? std::exp(log_sum / static_cast<double>(with_speedup)) : 0.0; }
-  void FillFastP(google::protobuf::RepeatedPtrField<v1::FastP>* out) const {
+  std::vector<v1::FastP> Curve(const std::vector<double>& ps) const {
     const double n = static_cast<double>(jobs);
-    for (double p : kFastPThresholds) {
+    std::vector<v1::FastP> curve;
+    curve.reserve(ps.size());
+    for (double p : ps) {
       int64_t fast = 0;
       for (double speedup : speedups) fast += speedup > p ? 1 : 0;
-      v1::FastP* entry = out->Add();
-      entry->set_p(p);
-      entry->set_fraction(n > 0 ? static_cast<double>(fast) / n : 0.0);
+      v1::FastP& entry = curve.emplace_back();
+      entry.set_p(p);
+      entry.set_fraction(n > 0 ? static_cast<double>(fast) / n : 0.0);
+    }
+    return curve;
+  }
+  void FillFastP(google::protobuf::RepeatedPtrField<v1::FastP>* out) const {
+    for (v1::FastP& entry : Curve({std::begin(kFastPThresholds), std::end(kFastPThresholds)})) {
+      *out->Add() = std::move(entry);
     }
   }
 };
@@ -282,6 +291,18 @@ v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::stri
     stats.mutable_kernelbench()->clear_problems();  // the rows carry their eager numbers already
   }
   return stats;
+}
+
+std::vector<v1::FastP> FastPCurve(const std::vector<JudgedResult>& results, const std::string& baseline,
+                                  const LibraryNames& library, const std::vector<double>& ps) {
+  Tally total;
+  for (const Row& row : GroupRows(results)) {
+    // The same denominator per row as ComputeStats, so the curve meets its fast_p entries.
+    const std::string denominator =
+        baseline.empty() ? ChooseDenominator(row.results, LibraryOf(library, row.problem)).baseline() : baseline;
+    for (const v1::JobResult* result : row.results) total.Add(*result, denominator);
+  }
+  return total.Curve(ps);
 }
 
 }  // namespace kjudge::server

@@ -70,4 +70,10 @@ struct JudgedResult {
 v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::string& baseline,
                        const LibraryNames& library);
 
+// fast_p at each p of `ps` (see the definitions above), in order, with the denominators
+// ComputeStats uses for the same arguments (baseline "": each problem's default): the fraction
+// of `results` that are CORRECT with a speedup above p. The dashboard draws it as a curve.
+std::vector<v1::FastP> FastPCurve(const std::vector<JudgedResult>& results, const std::string& baseline,
+                                  const LibraryNames& library, const std::vector<double>& ps);
+
 }  // namespace kjudge::server

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-ci}
-files=$(git ls-files 'common/*.cc' 'server/*.cc' 'worker/*.cc' 'client/*.cc' | grep -v -E '^worker/(judge|gpu)/')
+files=$(git ls-files 'common/*.cc' 'server/*.cc' 'worker/*.cc' 'client/*.cc' 'dashboard/*.cc' | grep -v -E '^worker/(judge|gpu)/')
 # The judge's and the shared GPU files need CUDA headers; they are checked too when the build
 # has them.
 if [ -f "$build/compile_commands.json" ] && grep -q -E 'worker/(judge|gpu)/' "$build/compile_commands.json"; then

@@ -1,5 +1,6 @@
 // JobStore's client-side queries on a real SQLite file: tenancy, idempotency, the active-job
 // cap in the insert transaction, listing and cancelling.
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -137,6 +138,109 @@ TEST_F(JobStoreClientTest, ListFiltersByTagAndPagesNewestFirst) {
   ASSERT_EQ(jobs->size(), 2U);
   EXPECT_EQ((*jobs)[0].id(), "3");
   EXPECT_EQ((*jobs)[1].id(), "2");
+}
+
+}  // namespace
+}  // namespace kjudge::server
+
+namespace kjudge::server {
+namespace {
+
+// Stats read tags through job_tags (filled by a trigger): any key works, even one that would
+// break a JSON path. Only what ComputeStats reads comes back (verdict, problem, GPU, speedups,
+// the timed shapes' medians), and stats over it equal stats over the stored results.
+TEST_F(JobStoreClientTest, FinishedResultsMatchTagsExactlyAndKeepOnlyWhatStatsRead) {
+  const Viewer admin{"", true};
+  const std::vector<std::pair<std::string, v1::Verdict>> jobs = {
+      {"m1", v1::CORRECT}, {"m1", v1::SUSPICIOUS}, {"m1", v1::WRONG_ANSWER}, {"m2", v1::CORRECT}, {"m1\"'.x", v1::CORRECT}};
+  std::vector<JudgedResult> stored_m1;
+  double candidate_us = 10.0;
+  for (const auto& [model, verdict] : jobs) {
+    NewJob job = Job("kj_a");
+    job.tags["model"] = model;
+    job.tags["odd key \"$"] = "v";
+    ASSERT_TRUE(store_->Enqueue(job).ok());
+    absl::StatusOr<std::optional<LeasedJob>> leased = store_->LeaseNext("worker-1", true);
+    ASSERT_TRUE(leased.ok() && leased->has_value());
+    v1::JobResult result;
+    result.set_verdict(verdict);
+    result.set_gpu("NVIDIA H100 80GB HBM3");
+    result.set_message("stored, but not needed by stats");
+    if (verdict != v1::WRONG_ANSWER) {  // timed: a SUSPICIOUS job's baseline times count too
+      for (const char* shape : {"N=1", "N=2"}) {
+        v1::ShapeTiming* timing = result.add_timings();
+        timing->set_shape(shape);
+        timing->mutable_timing()->set_median_us(candidate_us);
+        timing->mutable_timing()->set_p95_us(candidate_us * 2);
+        for (const auto& [baseline, us] : {std::pair{"reference", 25.0}, std::pair{"torch_eager", 15.0}}) {
+          v1::Speedup* speedup = result.add_speedups();
+          speedup->set_shape(shape);
+          speedup->set_baseline(baseline);
+          speedup->set_speedup(us / candidate_us);
+        }
+      }
+      candidate_us += 5.0;
+    }
+    ASSERT_TRUE(store_->Complete(LeaseRef{(*leased)->id, "worker-1", (*leased)->lease_token}, result).ok());
+    if (model == "m1") stored_m1.push_back(JudgedResult{job.problem, result});
+  }
+  absl::StatusOr<std::vector<JudgedResult>> m1 = store_->FinishedResults({{"model", "m1"}}, "", StatsScope{admin, false});
+  ASSERT_TRUE(m1.ok()) << m1.status();
+  ASSERT_EQ(m1->size(), 3U);
+  const v1::JobResult& first = (*m1)[0].result;
+  EXPECT_EQ((*m1)[0].problem, stored_m1[0].problem);
+  EXPECT_EQ(first.verdict(), v1::CORRECT);
+  EXPECT_EQ(first.gpu(), "NVIDIA H100 80GB HBM3");
+  ASSERT_EQ(first.speedups_size(), 4);
+  EXPECT_EQ(first.speedups(1).baseline(), "torch_eager");
+  EXPECT_DOUBLE_EQ(first.speedups(1).speedup(), 1.5);
+  ASSERT_EQ(first.timings_size(), 2);
+  EXPECT_EQ(first.timings(1).shape(), "N=2");
+  EXPECT_DOUBLE_EQ(first.timings(1).timing().median_us(), 10.0);
+  EXPECT_EQ(first.timings(1).timing().p95_us(), 0.0) << "no Timing field beyond the median";
+  EXPECT_TRUE(first.message().empty()) << "stats read no message";
+  EXPECT_EQ((*m1)[1].result.verdict(), v1::SUSPICIOUS);
+  EXPECT_EQ((*m1)[1].result.timings_size(), 2);
+  EXPECT_EQ((*m1)[2].result.verdict(), v1::WRONG_ANSWER);
+  EXPECT_EQ((*m1)[2].result.speedups_size(), 0);
+  EXPECT_EQ((*m1)[2].result.gpu(), "NVIDIA H100 80GB HBM3");
+  for (const char* baseline : {"", "reference", "torch_eager"}) {
+    const v1::Stats lean = ComputeStats(*m1, baseline, {});
+    const v1::Stats full = ComputeStats(stored_m1, baseline, {});
+    google::protobuf::util::MessageDifferencer same;  // SQLite's and protobuf's double parsing may differ by an ulp
+    same.set_float_comparison(google::protobuf::util::MessageDifferencer::APPROXIMATE);
+    EXPECT_TRUE(same.Compare(lean, full))
+        << "baseline '" << baseline << "'\nlean: " << lean.ShortDebugString() << "\nfull: " << full.ShortDebugString();
+  }
+  EXPECT_EQ(store_->FinishedResults({{"model", "m1\"'.x"}}, "", StatsScope{admin, false})->size(), 1U);
+  EXPECT_EQ(store_->FinishedResults({{"odd key \"$", "v"}, {"model", "m2"}}, "", StatsScope{admin, false})->size(), 1U);
+  EXPECT_EQ(store_->FinishedResults({{"model", "m1"}}, "", StatsScope{Viewer{"kj_b", false}, false})->size(), 0U);
+}
+
+TEST_F(JobStoreClientTest, ListFiltersByVerdictAndSubmissionTime) {
+  const Viewer alice{"kj_a", false};
+  int64_t now = 1'000'000;
+  shared_->now_ms = [&now] { return now; };
+  for (int i = 0; i < 3; ++i, now += 1000) {
+    NewJob job = Job("kj_a");
+    if (i == 1) {
+      job.immediate_result = v1::JobResult();
+      job.immediate_result->set_verdict(v1::REJECTED);
+    }
+    ASSERT_TRUE(store_->Enqueue(job).ok());
+  }
+  JobFilter rejected;
+  rejected.verdict = v1::REJECTED;
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->List(alice, rejected);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1U);
+  EXPECT_EQ((*jobs)[0].id(), "2");
+  JobFilter window;
+  window.created_after_ms = 1'001'000;
+  window.created_before_ms = 1'002'000;
+  jobs = store_->List(alice, window);
+  ASSERT_EQ(jobs->size(), 1U);
+  EXPECT_EQ((*jobs)[0].id(), "2");
 }
 
 }  // namespace

@@ -334,3 +334,51 @@ TEST(KernelMetrics, OneGpuKeepsJobsJudgedOnNoneInItsRow) {
 
 }  // namespace
 }  // namespace kjudge::server
+
+namespace kjudge::server {
+namespace {
+
+TEST(KernelMetrics, FastPCurveIsAStepFunctionThatAgreesWithComputeStats) {
+  std::vector<JudgedResult> results =
+      Judged("p", {Result(v1::CORRECT, {{"reference", 1.5}}), Result(v1::CORRECT, {{"reference", 0.5}}),
+                   Result(v1::WRONG_ANSWER, {{"reference", 9.0}}), Result(v1::CORRECT)});
+  const std::vector<double> ps = {0.0, 0.25, 0.5, 1.0, 1.49, 1.5, 2.0};
+  std::vector<v1::FastP> curve = FastPCurve(results, "reference", {}, ps);
+  ASSERT_EQ(curve.size(), ps.size());
+  // Speedups of correct jobs: 1.5, 0.5 and none (0); the wrong answer's 9x never counts.
+  const double expected[] = {0.5, 0.5, 0.25, 0.25, 0.25, 0.0, 0.0};
+  for (size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_EQ(curve[i].p(), ps[i]);
+    EXPECT_DOUBLE_EQ(curve[i].fraction(), expected[i]) << "p = " << ps[i];
+  }
+  v1::Stats stats = ComputeStats(results, "reference", {});
+  for (const v1::FastP& entry : stats.fast_p()) {
+    EXPECT_DOUBLE_EQ(FastPCurve(results, "reference", {}, {entry.p()})[0].fraction(), entry.fraction());
+  }
+}
+
+// With no baseline the curve uses each problem's default denominator, as ComputeStats does:
+// gemm against cublaslt (1.0x and 0.5x), relu against torch_eager (2x).
+TEST(KernelMetrics, FastPCurveUsesEachProblemsDefaultDenominator) {
+  std::vector<JudgedResult> results =
+      Judged("level2/gemm", {Timed({{"N=4096", 100.0, {{"reference", 2700.0}, {"cublaslt", 100.0}}}}),
+                             Timed({{"N=4096", 200.0, {{"reference", 2700.0}, {"cublaslt", 100.0}}}})});
+  for (const JudgedResult& j : Judged("level1/relu", {Timed({{"M=4096", 20.0, {{"reference", 30.0}, {"torch_eager", 40.0}}}})})) {
+    results.push_back(j);
+  }
+  const LibraryNames library = {{"level2/gemm", {"cublaslt"}}};
+  std::vector<v1::FastP> curve = FastPCurve(results, "", library, {0.0, 0.9, 1.0, 1.9, 2.0});
+  ASSERT_EQ(curve.size(), 5U);
+  EXPECT_DOUBLE_EQ(curve[0].fraction(), 1.0);
+  EXPECT_DOUBLE_EQ(curve[1].fraction(), 2.0 / 3.0);  // 1.0x (gemm) and 2x (relu)
+  EXPECT_DOUBLE_EQ(curve[2].fraction(), 1.0 / 3.0);  // only relu's 2x is above 1
+  EXPECT_DOUBLE_EQ(curve[3].fraction(), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(curve[4].fraction(), 0.0);
+  v1::Stats stats = ComputeStats(results, "", library);
+  for (const v1::FastP& entry : stats.fast_p()) {
+    EXPECT_DOUBLE_EQ(FastPCurve(results, "", library, {entry.p()})[0].fraction(), entry.fraction());
+  }
+}
+
+}  // namespace
+}  // namespace kjudge::server
