@@ -19,7 +19,13 @@ host_py() { if [[ -n "$ORIG_LD" ]]; then LD_LIBRARY_PATH="$ORIG_LD" python3 "$@"
 TMP="$(mktemp -d)"
 PORT=$((20000 + RANDOM % 20000))
 ADDR=127.0.0.1:$PORT
-cleanup() { kill -TERM $WORKER_PID $SERVER_PID 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"; }
+# KJUDGE_KEEP_DB=DIR: the run's database is copied there at the end (e.g. for dashboard
+# screenshots: bench/dashboard/screenshots.sh).
+cleanup() {
+  kill -TERM $WORKER_PID $SERVER_PID 2>/dev/null; wait 2>/dev/null
+  [[ -n "${KJUDGE_KEEP_DB:-}" ]] && mkdir -p "$KJUDGE_KEEP_DB" && cp "$TMP"/kjudge.sqlite* "$KJUDGE_KEEP_DB"/
+  rm -rf "$TMP"
+}
 trap cleanup EXIT
 "$BUNDLE/bin/kjudge-server" --db "$TMP/kjudge.sqlite" --listen "$ADDR" --problems "$BUNDLE/problems" >"$OUT/catalog_server.log" 2>&1 &
 SERVER_PID=$!
