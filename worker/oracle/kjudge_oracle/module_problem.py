@@ -80,9 +80,16 @@ class ModuleProblem:
         except Exception as exc:
             raise ModuleProblemError(f"{filename}: building Model(*get_init_inputs()) failed: "
                                      f"{type(exc).__name__}: {exc}") from exc
+        self._device = torch.device("cpu")
         if device is not None:
-            self.model = self.model.to(device)
+            self.place(device)
         self._dtype: Optional[torch.dtype] = None
+
+    def place(self, device: torch.device) -> None:
+        """Moves the model to `device` (a no-op when it is there already)."""
+        if self._device != device:
+            self.model = self.model.to(device)
+            self._device = device
 
     def state_names(self) -> List[str]:
         """Every parameter and buffer of the module (state_dict keys, in state_dict order)."""

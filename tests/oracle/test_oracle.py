@@ -1,0 +1,309 @@
+"""The real oracle process over a real SOCK_SEQPACKET socket with real memfds (memory "host").
+
+Each expected output is computed here with torch in float64 from the same inputs the oracle got.
+"""
+from __future__ import annotations
+
+import time
+import unittest
+
+import torch
+import torch.nn.functional as F
+
+from fixtures import CONV, ELEMENTWISE, LINEAR_RELU, RAISES, TWO_OUTPUTS, load_request
+from oracle_client import HostTensor, OracleProcess, tensors_request
+
+
+def run_request(key, tensors, precision="f64"):
+    specs, fds = tensors_request(tensors)
+    return {"op": "run", "key": key, "precision": precision, "memory": "host",
+            "tensors": specs}, fds
+
+
+class OracleTest(unittest.TestCase):
+    oracle: OracleProcess
+
+    @classmethod
+    def setUpClass(cls):
+        cls.oracle = OracleProcess()
+        cls.gen = torch.Generator().manual_seed(1234)
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.oracle.close()
+        assert status == 0, f"oracle exit status {status}"
+
+    def setUp(self):
+        self.tensors = []
+
+    def tearDown(self):
+        for t in self.tensors:
+            t.close()
+
+    def host(self, name, value):
+        t = HostTensor(name, value)
+        self.tensors.append(t)
+        return t
+
+    def empty(self, name, shape, dtype=torch.float32):
+        t = HostTensor.empty(name, shape, dtype)
+        self.tensors.append(t)
+        return t
+
+    def randn(self, *shape, dtype=torch.float32):
+        return torch.randn(*shape, generator=self.gen, dtype=torch.float64).to(dtype)
+
+    def ok(self, reply):
+        self.assertTrue(reply["ok"], reply.get("error"))
+        return reply
+
+    def fail(self, reply, *needles):
+        self.assertFalse(reply["ok"], reply)
+        for needle in needles:
+            self.assertIn(needle, reply["error"])
+        return reply["error"]
+
+    def run_ok(self, key, tensors, precision="f64"):
+        req, fds = run_request(key, tensors, precision)
+        return self.ok(self.oracle.request(req, fds))
+
+    def still_serving(self):
+        reply = self.ok(self.oracle.request({"op": "hello"}))
+        self.assertEqual(reply["torch"], torch.__version__)
+
+    # ---- hello, load, run ----
+    def test_hello(self):
+        hello = self.oracle.hello
+        self.assertEqual(hello["op"], "hello")
+        self.assertTrue(hello["ok"])
+        self.assertEqual(hello["torch"], torch.__version__)
+        self.assertEqual(hello["cuda"], torch.cuda.is_available())
+
+    def test_elementwise(self):
+        self.ok(self.oracle.request(load_request("ew|a", ELEMENTWISE,
+                                                 {"batch_size": 3, "dim": 37}, ["x"], ["y"])))
+        x = self.randn(3, 37)
+        xt, yt = self.host("x", x), self.empty("y", [3, 37])
+        reply = self.run_ok("ew|a", [xt, yt])
+        self.assertGreater(reply["ms"], 0)
+        x64 = x.double()
+        expected = (torch.tanh(x64) * 0.5 + x64 / 3).float()
+        torch.testing.assert_close(yt.read(), expected, rtol=0, atol=0)
+        torch.testing.assert_close(xt.read(), x, rtol=0, atol=0)  # inputs are left alone
+
+    def test_linear_relu_with_parameters(self):
+        sizes = {"batch_size": 5, "in_features": 33, "out_features": 17}
+        self.ok(self.oracle.request(load_request(
+            "lin|a", LINEAR_RELU, sizes, ["x"], ["y"],
+            [("linear.weight", "w"), ("linear.bias", "b")])))
+        x, w, b = self.randn(5, 33), self.randn(17, 33), self.randn(17)
+        ts = [self.host("x", x), self.host("w", w), self.host("b", b), self.empty("y", [5, 17])]
+        self.run_ok("lin|a", ts)
+        expected = torch.relu(F.linear(x.double(), w.double(), b.double())).float()
+        torch.testing.assert_close(ts[3].read(), expected, rtol=0, atol=0)
+        self.assertTrue((ts[3].read() == 0).any() and (ts[3].read() > 0).any())
+
+    def test_precision_f64_and_f32_differ(self):
+        sizes = {"batch_size": 8, "in_features": 512, "out_features": 64}
+        self.ok(self.oracle.request(load_request(
+            "lin|p", LINEAR_RELU, sizes, ["x"], ["y"],
+            [("linear.weight", "w"), ("linear.bias", "b")])))
+        x, w, b = self.randn(8, 512), self.randn(64, 512), self.randn(64)
+        expected = torch.relu(F.linear(x.double(), w.double(), b.double()))
+        got = {}
+        for precision in ("f64", "f32"):
+            ts = [self.host("x", x), self.host("w", w), self.host("b", b),
+                  self.empty("y", [8, 64], torch.float64)]
+            self.run_ok("lin|p", ts, precision)
+            got[precision] = ts[3].read()
+        torch.testing.assert_close(got["f64"], expected, rtol=1e-12, atol=1e-12)
+        err32 = (got["f32"] - expected).abs().max().item()
+        self.assertGreater(err32, 1e-9, "f32 arithmetic should not match float64 exactly")
+        self.assertLess(err32, 1e-3)
+
+    def test_two_outputs(self):
+        self.ok(self.oracle.request(load_request("two|a", TWO_OUTPUTS, {"rows": 6, "cols": 10},
+                                                 ["a", "b"], ["sum", "dot"])))
+        a, b = self.randn(6, 10), self.randn(6, 10)
+        ts = [self.host("a", a), self.host("b", b), self.empty("sum", [6, 10]),
+              self.empty("dot", [6])]
+        self.run_ok("two|a", ts)
+        torch.testing.assert_close(ts[2].read(), (a.double() + b.double()).float(), rtol=0, atol=0)
+        torch.testing.assert_close(ts[3].read(), (a.double() * b.double()).sum(1).float(),
+                                   rtol=0, atol=0)
+
+    def test_conv_with_derived_sizes(self):
+        sizes = {"batch_size": 2, "in_channels": 3, "out_channels": 4, "kernel_size": 3,
+                 "height": 11, "width": 9}
+        self.ok(self.oracle.request(load_request(
+            "conv|a", CONV, sizes, ["x"], ["out"],
+            [("conv.weight", "conv_weight"), ("conv.bias", "conv_bias")])))
+        x, w, b = self.randn(2, 3, 11, 9), self.randn(4, 3, 3, 3), self.randn(4)
+        out_shape = [2, 4, 6, 5]  # (11 + 2 - 3) // 2 + 1, (9 + 2 - 3) // 2 + 1
+        ts = [self.host("x", x), self.host("conv_weight", w), self.host("conv_bias", b),
+              self.empty("out", out_shape)]
+        self.run_ok("conv|a", ts)
+        expected = F.conv2d(x.double(), w.double(), b.double(), stride=2, padding=1).float()
+        torch.testing.assert_close(ts[3].read(), expected, rtol=0, atol=0)
+        # Spec shape off by one in a derived size: an error naming the tensor and both shapes.
+        bad = [self.host("x", x), self.host("conv_weight", w), self.host("conv_bias", b),
+               self.empty("out", [2, 4, 6, 6])]
+        req, fds = run_request("conv|a", bad)
+        self.fail(self.oracle.request(req, fds), "test/fixture", "output out", "[2, 4, 6, 5]",
+                  "[2, 4, 6, 6]")
+        self.still_serving()
+
+    def test_output_dtype_mismatch(self):
+        self.ok(self.oracle.request(load_request("ew|dt", ELEMENTWISE,
+                                                 {"batch_size": 2, "dim": 3}, ["x"], ["y"])))
+        ts = [self.host("x", self.randn(2, 3)), self.empty("y", [2, 3], torch.int32)]
+        req, fds = run_request("ew|dt", ts)
+        self.fail(self.oracle.request(req, fds), "output y", "dtype mismatch", "torch.int32")
+
+    # ---- errors keep it serving ----
+    def test_bad_json_and_unknown_op(self):
+        self.fail(self.oracle.send_raw(b"{not json"), "not valid UTF-8 JSON")
+        self.still_serving()
+        self.fail(self.oracle.send_raw(b"[1, 2]"), "not an object")
+        self.fail(self.oracle.request({"op": "frobnicate"}), "unknown op 'frobnicate'")
+        self.fail(self.oracle.request({"noop": 1}), "unknown op None")
+        self.still_serving()
+
+    def test_unknown_key(self):
+        x = self.host("x", self.randn(2))
+        req, fds = run_request("never|loaded", [x])
+        self.fail(self.oracle.request(req, fds), "unknown key 'never|loaded'", "load it first")
+        self.still_serving()
+
+    def test_missing_parameter(self):
+        sizes = {"batch_size": 2, "in_features": 3, "out_features": 4}
+        err = self.fail(self.oracle.request(load_request(
+            "lin|miss", LINEAR_RELU, sizes, ["x"], ["y"], [("linear.weight", "w")])),
+            "test/fixture", "missing ['linear.bias']")
+        self.assertIn("reference.py", err)
+        err = self.fail(self.oracle.request(load_request(
+            "lin|typo", LINEAR_RELU, {"batch_sise": 2}, ["x"], ["y"], [])), "batch_sise")
+        self.still_serving()
+
+    def test_run_binding_errors(self):
+        sizes = {"batch_size": 2, "in_features": 3, "out_features": 4}
+        self.ok(self.oracle.request(load_request(
+            "lin|b", LINEAR_RELU, sizes, ["x"], ["y"],
+            [("linear.weight", "w"), ("linear.bias", "b")])))
+        x, y = self.host("x", self.randn(2, 3)), self.empty("y", [2, 4])
+        req, fds = run_request("lin|b", [x, y])
+        self.fail(self.oracle.request(req, fds), "missing ['w', 'b']")
+        # A tensor naming an fd index the packet did not carry.
+        w, b = self.host("w", self.randn(4, 3)), self.host("b", self.randn(4))
+        specs, fds = tensors_request([x, w, b, y])
+        specs[2]["fd"] = 7
+        req = {"op": "run", "key": "lin|b", "precision": "f64", "memory": "host", "tensors": specs}
+        self.fail(self.oracle.request(req, fds), "tensor b", "fd index 7", "4 descriptor(s)")
+        # A tensor larger than its allocation; a bad dtype; a bad precision.
+        specs, fds = tensors_request([x, w, b, y])
+        specs[0]["shape"] = [200, 3]
+        req["tensors"] = specs
+        self.fail(self.oracle.request(req, fds), "tensor x", "[200, 3]", "allocation is")
+        specs, fds = tensors_request([x, w, b, y])
+        specs[3]["dtype"] = "f128"
+        req["tensors"] = specs
+        self.fail(self.oracle.request(req, fds), "tensor y", "unknown dtype 'f128'")
+        specs, fds = tensors_request([x, w, b, y])
+        req.update(tensors=specs, precision="f16")
+        self.fail(self.oracle.request(req, fds), "'precision' must be one of")
+        self.still_serving()
+
+    def test_module_exception(self):
+        self.ok(self.oracle.request(load_request("raise|a", RAISES, {"n": 4}, ["x"], ["y"])))
+        ts = [self.host("x", self.randn(4)), self.empty("y", [4])]
+        req, fds = run_request("raise|a", ts)
+        self.fail(self.oracle.request(req, fds), "reference.py", "this module always fails")
+        self.still_serving()
+
+    def test_everything_is_closed_after_each_reply(self):
+        self.ok(self.oracle.request(load_request("ew|fd", ELEMENTWISE,
+                                                 {"batch_size": 4, "dim": 5}, ["x"], ["y"])))
+        before = self.oracle.open_fds()
+        for _ in range(3):
+            self.run_ok("ew|fd", [self.host("x", self.randn(4, 5)), self.empty("y", [4, 5])])
+            req, fds = run_request("ew|fd", [self.host("x", self.randn(4, 5)),
+                                             self.empty("y", [4, 6])])
+            self.fail(self.oracle.request(req, fds), "output y")
+        self.assertEqual(self.oracle.open_fds(), before)
+        self.assertEqual(self.oracle.memfd_maps(), [])
+
+    # ---- baselines and compile ----
+    def test_bench_session_on_host(self):
+        sizes = {"batch_size": 4, "in_features": 8, "out_features": 6}
+        self.ok(self.oracle.request(load_request(
+            "lin|bench", LINEAR_RELU, sizes, ["x"], ["y"],
+            [("linear.weight", "w"), ("linear.bias", "b")])))
+        sets, fds, values = [], [], []
+        for _ in range(2):
+            x, w, b = self.randn(4, 8), self.randn(6, 8), self.randn(6)
+            ts = [self.host("x", x), self.host("w", w), self.host("b", b), self.empty("y", [4, 6])]
+            sets.append([t.spec(len(fds) + i) for i, t in enumerate(ts)])
+            fds += [t.fd for t in ts]
+            values.append((x, w, b, ts[3]))
+        self.fail(self.oracle.request({"op": "warmup", "set": 0}), "no bench session")
+        self.ok(self.oracle.request({"op": "bench_open", "key": "lin|bench", "mode": "eager",
+                                     "memory": "host", "sets": sets}, fds))
+        self.ok(self.oracle.request({"op": "warmup", "set": 0}))
+        self.fail(self.oracle.request({"op": "sample", "set": 0}), "timing needs CUDA")
+        self.fail(self.oracle.request({"op": "warmup", "set": 2}), "index below 2")
+        for i in (1, 0):  # out of order: each set's parameters are loaded when it changes
+            self.ok(self.oracle.request({"op": "write_outputs", "set": i}))
+            x, w, b, y = values[i]
+            torch.testing.assert_close(y.read(), torch.relu(F.linear(x, w, b)), rtol=1e-6,
+                                       atol=1e-6)
+        self.fail(self.oracle.request({"op": "bench_open", "key": "lin|bench", "mode": "compile",
+                                       "memory": "host", "sets": sets}, fds),
+                  "torch.compile is not started")
+        self.ok(self.oracle.request({"op": "bench_close"}))
+        self.fail(self.oracle.request({"op": "write_outputs", "set": 0}), "no bench session")
+        self.assertEqual(self.oracle.memfd_maps(), [])
+
+    def test_compile_state(self):
+        self.ok(self.oracle.request(load_request("ew|c", ELEMENTWISE,
+                                                 {"batch_size": 2, "dim": 8}, ["x"], ["y"])))
+        reply = self.ok(self.oracle.request({"op": "compile", "key": "ew|c"}))
+        if not hasattr(torch, "compile"):
+            self.assertEqual(reply["state"], "failed")
+            self.assertIn("has no torch.compile", reply["error"])
+            self.assertIn(torch.__version__, reply["error"])
+            return
+        self.assertIn(reply["state"], ("compiling", "ready", "failed"))
+        deadline = time.monotonic() + 600
+        while reply["state"] == "compiling" and time.monotonic() < deadline:
+            time.sleep(0.5)
+            reply = self.ok(self.oracle.request({"op": "compile", "key": "ew|c"}))
+        self.assertIn(reply["state"], ("ready", "failed"))
+
+
+class LifecycleTest(unittest.TestCase):
+    def test_shutdown_exits_zero(self):
+        oracle = OracleProcess()
+        reply = oracle.request({"op": "shutdown"})
+        self.assertTrue(reply["ok"])
+        self.assertEqual(oracle.proc.wait(60), 0)
+        self.assertEqual(oracle.sock.recv(16), b"")  # nothing after the shutdown reply
+        oracle.close()
+
+    def test_eof_exits_zero(self):
+        oracle = OracleProcess()
+        self.assertTrue(oracle.hello["ok"])
+        self.assertEqual(oracle.close(), 0)
+
+    def test_bad_fd_argument(self):
+        import subprocess, sys  # pylint: disable=import-outside-toplevel,multiple-imports
+        from oracle_client import ORACLE_PATH  # pylint: disable=import-outside-toplevel
+        proc = subprocess.run([sys.executable, "-m", "kjudge_oracle", "--fd", "0"],
+                              env={"PYTHONPATH": ORACLE_PATH, "PATH": "/usr/bin:/bin"},
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                              check=False)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("not a", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,71 @@
+"""torch.compile of one loaded module, in a background thread (no request waits for it).
+
+Contract:
+  * CompileJob(entry, device) deep-copies the module at once (on the caller's thread, so the
+    eager model is not read while another request changes it) and starts a daemon thread that
+    moves the copy to `device`, casts it to the float dtype of get_inputs() at the key's shape,
+    wraps it in torch.compile, and runs it twice on get_inputs() (private random inputs of the
+    bench's shapes) so the first timed run does not compile.
+  * state is "compiling", then "ready" (module: the eager copy whose state the bench loads;
+    compiled: what it times) or "failed" (error says why; on torch without torch.compile, that).
+"""
+from __future__ import annotations
+
+import threading
+from typing import List, Optional
+
+import torch
+
+from .dtypes import is_float
+from .problems import Entry
+
+
+def float_dtype(tensors: List[object]) -> Optional[torch.dtype]:
+    """The dtype of the first floating tensor (the module's working precision), or None."""
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and is_float(t.dtype):
+            return t.dtype
+    return None
+
+
+class CompileJob:
+    def __init__(self, entry: Entry, device: torch.device) -> None:
+        self.where = entry.where
+        self.device = device
+        self.state = "compiling"
+        self.error = ""
+        self.module: Optional[torch.nn.Module] = None
+        self.compiled: Optional[torch.nn.Module] = None
+        if not hasattr(torch, "compile"):
+            self.state = "failed"
+            self.error = (f"{self.where}: torch {torch.__version__} has no torch.compile (it needs "
+                          "torch >= 2.0); only the eager baseline is available")
+            return
+        self._problem = entry.problem
+        self._clone = entry.problem.clone_model()
+        self._thread = threading.Thread(target=self._run, name=f"compile {entry.key}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            if self.device.type == "cuda":
+                torch.cuda.set_device(self.device)
+            inputs = [t.to(self.device) if isinstance(t, torch.Tensor) else t
+                      for t in self._problem.sample_inputs()]
+            module = self._clone.to(self.device)
+            dtype = float_dtype(inputs)
+            if dtype is not None:
+                module = module.to(dtype)
+            compiled = torch.compile(module)  # type: ignore[attr-defined]
+            with torch.no_grad():
+                for _ in range(2):
+                    compiled(*inputs)
+            if self.device.type == "cuda":
+                torch.cuda.synchronize(self.device)
+            self.module, self.compiled = module, compiled
+            self.state = "ready"
+        except Exception as exc:  # pylint: disable=broad-except  (reported through `compile`)
+            self.error = f"{self.where}: torch.compile failed: {type(exc).__name__}: {exc}"
+            self.state = "failed"
+        finally:
+            self._clone = None

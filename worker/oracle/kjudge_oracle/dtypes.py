@@ -1,0 +1,64 @@
+"""The judge's dtype names (common/dtype.h) as torch dtypes and __cuda_array_interface__ types.
+
+Contract: lookup(name) returns a DType for every name dtype.h accepts that this torch can hold
+("fp8_*" need torch's float8 types, torch >= 2.1), and raises OracleError naming the accepted set
+otherwise. bf16 and fp8 have no array-interface type string: they are mapped as a same-sized
+integer type (`typestr`) and reinterpreted with Tensor.view(torch_dtype).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+from .errors import OracleError
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str           # the judge's name ("f32")
+    torch_dtype: torch.dtype
+    typestr: str        # what __cuda_array_interface__ is given
+    size: int           # bytes per element
+
+    @property
+    def needs_view(self) -> bool:
+        """True when the array-interface type differs from torch_dtype (bf16, fp8)."""
+        return self.typestr in ("<i2", "|u1") and self.torch_dtype not in (torch.int16, torch.uint8)
+
+
+def _table():
+    table = {
+        "f32": DType("f32", torch.float32, "<f4", 4),
+        "f64": DType("f64", torch.float64, "<f8", 8),
+        "f16": DType("f16", torch.float16, "<f2", 2),
+        "bf16": DType("bf16", torch.bfloat16, "<i2", 2),
+        "i32": DType("i32", torch.int32, "<i4", 4),
+        "i64": DType("i64", torch.int64, "<i8", 8),
+        "u8": DType("u8", torch.uint8, "|u1", 1),
+        "i8": DType("i8", torch.int8, "|i1", 1),
+    }
+    for name, attr in (("fp8_e4m3", "float8_e4m3fn"), ("fp8_e5m2", "float8_e5m2")):
+        dt: Optional[torch.dtype] = getattr(torch, attr, None)
+        if dt is not None:
+            table[name] = DType(name, dt, "|u1", 1)
+    return table
+
+
+_DTYPES = _table()
+
+
+def lookup(name: object, where: str) -> DType:
+    """The DType called `name`; `where` (e.g. "problem p, tensor x") prefixes the error."""
+    if isinstance(name, str) and name in _DTYPES:
+        return _DTYPES[name]
+    if name in ("fp8_e4m3", "fp8_e5m2"):
+        raise OracleError(f"{where}: dtype {name} needs torch's float8 types (torch >= 2.1); this "
+                          f"is torch {torch.__version__}")
+    raise OracleError(f"{where}: unknown dtype {name!r}; expected one of {', '.join(_DTYPES)}")
+
+
+def is_float(dtype: torch.dtype) -> bool:
+    """Floating point (or complex): values a float output may be cast from and to."""
+    return dtype.is_floating_point or dtype.is_complex

@@ -1,0 +1,140 @@
+"""The `load` request: a problem's module built at one shape, kept under the judge's key.
+
+Contract:
+  * parse_load(request) validates a load request and builds its ModuleProblem (on the CPU; run
+    moves it to the tensors' device). It checks that the binding names every state_dict key of
+    the module exactly once and that no spec tensor is bound twice; any failure is an OracleError
+    naming the problem, its file and what is wrong.
+  * Problems is an LRU of CAPACITY entries keyed by K (the judge uses `problem|shape label`);
+    putting a key again replaces its entry (and drops that entry's compile job).
+  * Entry.check_tensors(names, where) says which bound tensors a request lacks or which it has
+    that the binding does not know.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from .errors import OracleError
+from .module_problem import ModuleProblem, ModuleProblemError
+
+CAPACITY = 8
+
+
+@dataclass
+class Entry:
+    key: str
+    problem_name: str
+    filename: str
+    problem: ModuleProblem
+    forward: List[str]
+    parameters: List[Tuple[str, str]]   # (state_dict key, spec tensor)
+    outputs: List[str]
+    compile_job: Optional[Any] = field(default=None)  # compile_job.CompileJob once asked
+
+    @property
+    def where(self) -> str:
+        return f"problem {self.problem_name} ({self.filename})"
+
+    def bound_names(self) -> List[str]:
+        return self.forward + [spec for _, spec in self.parameters] + self.outputs
+
+    def check_tensors(self, names: Iterable[str], where: str) -> None:
+        given = list(names)
+        bound = self.bound_names()
+        missing = [n for n in bound if n not in given]
+        unknown = [n for n in given if n not in bound]
+        if missing or unknown:
+            raise OracleError(f"{where}: the tensors do not match the module's binding: missing "
+                              f"{missing}, not bound {unknown} (bound: forward {self.forward}, "
+                              f"parameters {[s for _, s in self.parameters]}, outputs {self.outputs})")
+
+
+def _str(request: Dict[str, Any], field_name: str, where: str) -> str:
+    value = request.get(field_name)
+    if not isinstance(value, str) or not value:
+        raise OracleError(f"{where}: field '{field_name}' must be a non-empty string, got {value!r}")
+    return value
+
+
+def _names(request: Dict[str, Any], field_name: str, where: str) -> List[str]:
+    value = request.get(field_name)
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise OracleError(f"{where}: field '{field_name}' must be a list of tensor names, got {value!r}")
+    return value
+
+
+def _pairs(request: Dict[str, Any], where: str) -> List[Tuple[str, str]]:
+    value = request.get("parameters", [])
+    ok = isinstance(value, list) and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) and s for s in p)
+        for p in value)
+    if not ok:
+        raise OracleError(f"{where}: field 'parameters' must be a list of [state_dict key, tensor "
+                          f"name] pairs, got {value!r}")
+    return [(k, t) for k, t in value]
+
+
+def _globals(request: Dict[str, Any], where: str) -> Dict[str, int]:
+    value = request.get("globals", {})
+    if not isinstance(value, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
+        raise OracleError(f"{where}: field 'globals' must be an object of integer sizes, got {value!r}")
+    return value
+
+
+def parse_load(request: Dict[str, Any]) -> Entry:
+    key = _str(request, "key", "load")
+    name = _str(request, "problem", f"load {key}")
+    filename = _str(request, "filename", f"problem {name}")
+    where = f"problem {name} ({filename})"
+    source = request.get("source")
+    if not isinstance(source, str):
+        raise OracleError(f"{where}: field 'source' must be the module's text")
+    sizes = _globals(request, where)
+    forward = _names(request, "forward", where)
+    outputs = _names(request, "outputs", where)
+    parameters = _pairs(request, where)
+    if not outputs:
+        raise OracleError(f"{where}: 'outputs' names no tensor")
+    bound = forward + [t for _, t in parameters] + outputs
+    twice = sorted({n for n in bound if bound.count(n) > 1})
+    if twice:
+        raise OracleError(f"{where}: tensors bound more than once: {twice}")
+    try:
+        problem = ModuleProblem(source, filename, sizes)
+    except ModuleProblemError as exc:
+        raise OracleError(f"problem {name}: {exc}") from exc
+    state = problem.state_names()
+    keys = [k for k, _ in parameters]
+    missing = [k for k in state if k not in keys]
+    unknown = [k for k in keys if k not in state]
+    if missing or unknown or len(set(keys)) != len(keys):
+        raise OracleError(f"{where}: 'parameters' must bind every parameter and buffer of the module "
+                          f"once: missing {missing}, not in the module {unknown} (state_dict keys: "
+                          f"{state})")
+    return Entry(key, name, filename, problem, forward, parameters, outputs)
+
+
+class Problems:
+    """LRU of loaded problems."""
+
+    def __init__(self, capacity: int = CAPACITY) -> None:
+        self.capacity = capacity
+        self._entries: "OrderedDict[str, Entry]" = OrderedDict()
+
+    def put(self, entry: Entry) -> None:
+        self._entries.pop(entry.key, None)
+        self._entries[entry.key] = entry
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+
+    def get(self, request: Dict[str, Any], op: str) -> Entry:
+        key = request.get("key")
+        entry = self._entries.get(key) if isinstance(key, str) else None
+        if entry is None:
+            raise OracleError(f"{op}: unknown key {key!r}: load it first (the oracle keeps the "
+                              f"{self.capacity} most recently used keys: {list(self._entries)})")
+        self._entries.move_to_end(key)
+        return entry

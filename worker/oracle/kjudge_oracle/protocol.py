@@ -1,0 +1,50 @@
+"""Packets on the judge's SOCK_SEQPACKET socket: one JSON object each, maybe with descriptors.
+
+Contract:
+  * receive(sock) returns a Packet, or None when the judge closed its end (EOF). A packet that
+    is not a JSON object, is over MAX_PACKET bytes or lost descriptors in transit becomes a
+    Packet whose `error` says so (its descriptors are still returned, for the caller to close).
+  * send(sock, reply) writes one packet (a JSON object).
+"""
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+MAX_PACKET = 4 << 20   # bytes of JSON in one packet (docs/pytorch-problems.md §3)
+MAX_FDS = 253          # SCM_MAX_FD: the most descriptors Linux passes in one message
+
+
+@dataclass
+class Packet:
+    request: Dict[str, Any] = field(default_factory=dict)
+    fds: List[int] = field(default_factory=list)
+    error: str = ""   # set when the packet is not a usable request
+
+
+def receive(sock: socket.socket) -> Optional[Packet]:
+    data, fds, flags, _ = socket.recv_fds(sock, MAX_PACKET + 1, MAX_FDS)
+    if not data and not fds:
+        return None
+    packet = Packet(fds=list(fds))
+    if flags & socket.MSG_TRUNC or len(data) > MAX_PACKET:
+        packet.error = f"request packet over {MAX_PACKET} bytes (truncated)"
+    elif flags & socket.MSG_CTRUNC:
+        packet.error = f"request lost file descriptors in transit (more than {MAX_FDS}?)"
+    else:
+        try:
+            request = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            packet.error = f"request is not valid UTF-8 JSON: {exc}"
+        else:
+            if isinstance(request, dict):
+                packet.request = request
+            else:
+                packet.error = f"request is JSON but not an object (got {type(request).__name__})"
+    return packet
+
+
+def send(sock: socket.socket, reply: Dict[str, Any]) -> None:
+    sock.send(json.dumps(reply, allow_nan=False).encode("utf-8"))
