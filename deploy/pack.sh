@@ -14,9 +14,12 @@
 #   share/kjudge/std_headers/  kjudge's NVRTC standard headers (<cmath>, <cfloat>, <cstdint>...;
 #              worker/compiler/std_headers/README.md): kjudge-compiler finds them at
 #              bin/../share/kjudge/std_headers and reads nothing else but the CUDA include tree
+#   share/kjudge/oracle/kjudge_oracle/  the PyTorch oracle (worker/oracle/README.md): the runner
+#              starts `python3 -m kjudge_oracle` with PYTHONPATH=bin/../share/kjudge/oracle
 #   problems/  the problem catalog
 #   tests/gpu/ the GPU test suite (run_suite.sh, cases/, run_catalog.sh, run_corpus.sh)
 #   tests/corpus/ the kernel corpus that tests/gpu/run_corpus.sh judges
+#   tests/oracle/ the PyTorch oracle's tests (`python3 tests/oracle/run_tests.py --cuda`)
 #   deploy/torch_baselines.py  PyTorch eager / torch.compile timings for `kjudge baselines import`
 #   env.sh     `source`-able: sets KJUDGE_HOME, LD_LIBRARY_PATH=<bundle>/lib:/usr/local/cuda/lib64
 #              and PATH, from its own location, so the folder can be moved anywhere
@@ -110,9 +113,16 @@ cp -R "$ROOT/worker/compiler/std_headers" "$OUT/share/kjudge/std_headers"
 # The compiler runs as nobody when the worker runs as root: the headers must be world-readable.
 chmod -R a+rX "$OUT/share"
 [[ -f "$OUT/share/kjudge/std_headers/cmath" ]] || die "std_headers missing from $OUT/share/kjudge"
+# The PyTorch oracle's package (sources only: no __pycache__ from a build tree's test runs).
+mkdir -p "$OUT/share/kjudge/oracle/kjudge_oracle"
+cp "$ROOT"/worker/oracle/kjudge_oracle/*.py "$OUT/share/kjudge/oracle/kjudge_oracle/"
+chmod -R a+rX "$OUT/share/kjudge/oracle"
+[[ -f "$OUT/share/kjudge/oracle/kjudge_oracle/__main__.py" ]] || die "oracle package missing from $OUT/share/kjudge"
 cp -R "$ROOT/problems" "$OUT/problems"
 cp -R "$ROOT/tests/gpu" "$OUT/tests/gpu"
 cp -R "$ROOT/tests/corpus" "$OUT/tests/corpus"   # the kernel corpus (tests/gpu/run_corpus.sh)
+cp -R "$ROOT/tests/oracle" "$OUT/tests/oracle"   # the oracle's tests (run_tests.py --cuda on a GPU host)
+rm -rf "$OUT/tests/oracle/__pycache__"
 mkdir -p "$OUT/bench" && cp -R "$ROOT/bench/throughput" "$OUT/bench/throughput"
 mkdir -p "$OUT/deploy" && cp "$ROOT/deploy/torch_baselines.py" "$OUT/deploy/"   # PyTorch baselines helper
 chmod +x "$OUT/tests/gpu/run_suite.sh" "$OUT/tests/gpu/run_corpus.sh" 2>/dev/null || true

@@ -19,7 +19,11 @@ from typing import Any, Dict, List, Optional, Sequence
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORACLE_PATH = os.path.join(ROOT, "worker", "oracle")
+# The package's parent folder: a source tree's worker/oracle, or a bundle's share/kjudge/oracle
+# (deploy/pack.sh carries tests/oracle too); KJUDGE_ORACLE_PATH overrides both.
+ORACLE_PATH = os.environ.get("KJUDGE_ORACLE_PATH") or next(
+    (p for p in (os.path.join(ROOT, "worker", "oracle"), os.path.join(ROOT, "share", "kjudge", "oracle"))
+     if os.path.isdir(os.path.join(p, "kjudge_oracle"))), os.path.join(ROOT, "worker", "oracle"))
 DTYPE_NAMES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
                torch.bfloat16: "bf16", torch.int32: "i32", torch.int64: "i64",
                torch.uint8: "u8", torch.int8: "i8"}
