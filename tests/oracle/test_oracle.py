@@ -229,6 +229,8 @@ class OracleTest(unittest.TestCase):
             req, fds = run_request("ew|fd", [self.host("x", self.randn(4, 5)),
                                              self.empty("y", [4, 6])])
             self.fail(self.oracle.request(req, fds), "output y")
+            # Descriptors that came with a request that is not even JSON are closed too.
+            self.fail(self.oracle.send_raw(b"{", [self.host("x", self.randn(2)).fd]), "JSON")
         self.assertEqual(self.oracle.open_fds(), before)
         self.assertEqual(self.oracle.memfd_maps(), [])
 

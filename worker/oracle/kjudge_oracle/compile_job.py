@@ -42,7 +42,7 @@ class CompileJob:
                           "torch >= 2.0); only the eager baseline is available")
             return
         self._problem = entry.problem
-        self._clone = entry.problem.clone_model()
+        self._clone: Optional[torch.nn.Module] = entry.problem.clone_model()
         self._thread = threading.Thread(target=self._run, name=f"compile {entry.key}", daemon=True)
         self._thread.start()
 
@@ -52,6 +52,7 @@ class CompileJob:
                 torch.cuda.set_device(self.device)
             inputs = [t.to(self.device) if isinstance(t, torch.Tensor) else t
                       for t in self._problem.sample_inputs()]
+            assert self._clone is not None
             module = self._clone.to(self.device)
             dtype = float_dtype(inputs)
             if dtype is not None:

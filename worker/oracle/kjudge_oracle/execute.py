@@ -29,6 +29,12 @@ PRECISIONS = {"f64": torch.float64, "f32": torch.float32}
 MEMORIES = ("cuda", "host")
 
 
+def check_memory(memory: object, where: str) -> str:
+    """`memory` as a request gives it, checked (and its device usable)."""
+    device_for(memory, where)
+    return str(memory)
+
+
 def device_for(memory: object, where: str) -> torch.device:
     if memory == "host":
         return torch.device("cpu")

@@ -18,6 +18,7 @@ Contract:
     typo cannot silently leave the bench size in place.
   * ModuleProblem builds Model(*get_init_inputs()) under torch.manual_seed(construct_seed), on
     the CPU, in the module's default mode (training, as KernelBench runs it).
+  * place(device) moves the model to `device` (the oracle runs it where the judge's tensors are).
   * run() loads `state` into the model (every state_dict key must be given: strict), casts the
     model and the float inputs to `dtype`, runs forward under no_grad, and returns the outputs as
     a list. It never changes the caller's tensors.

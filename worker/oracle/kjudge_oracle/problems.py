@@ -136,5 +136,5 @@ class Problems:
         if entry is None:
             raise OracleError(f"{op}: unknown key {key!r}: load it first (the oracle keeps the "
                               f"{self.capacity} most recently used keys: {list(self._entries)})")
-        self._entries.move_to_end(key)
+        self._entries.move_to_end(entry.key)
         return entry

@@ -26,7 +26,7 @@ from . import cuda_driver, protocol
 from .bench import BenchSession, L2Flusher
 from .compile_job import CompileJob, float_dtype
 from .errors import OracleError
-from .execute import (PRECISIONS, by_name, device_for, run_reference, with_mapping)
+from .execute import PRECISIONS, by_name, check_memory, device_for, run_reference, with_mapping
 from .memory import Mapping, TensorSpec, parse_tensors
 from .problems import Problems, parse_load
 
@@ -127,7 +127,7 @@ class Server:
         if precision not in PRECISIONS:
             raise OracleError(f"{where}: 'precision' must be one of {list(PRECISIONS)}, got "
                               f"{precision!r}")
-        memory = req.get("memory")
+        memory = check_memory(req.get("memory"), where)
         device = device_for(memory, where)
         specs = parse_tensors(req.get("tensors"), len(fds), where)
         entry.check_tensors([s.name for s in specs], where)
@@ -155,7 +155,7 @@ class Server:
         where = f"{entry.where}, bench_open ({mode})"
         if mode not in ("eager", "compile"):
             raise OracleError(f"{where}: 'mode' must be 'eager' or 'compile'")
-        memory = req.get("memory")
+        memory = check_memory(req.get("memory"), where)
         device = device_for(memory, where)
         raw_sets = req.get("sets")
         if not isinstance(raw_sets, list) or not raw_sets:
