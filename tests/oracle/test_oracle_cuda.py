@@ -36,6 +36,7 @@ class DeviceTensor:
         lib = drv.lib
         self.name, self.dtype, self.shape = name, value.dtype, list(value.shape)
         dev = torch.cuda.current_device()
+        drv.ensure_context(dev)  # torch's primary context, as the judge's own context
         prop = cuda_driver.CUmemAllocationProp()
         prop.type = cuda_driver.CU_MEM_ALLOCATION_TYPE_PINNED
         prop.requestedHandleTypes = cuda_driver.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
@@ -149,6 +150,31 @@ class CudaOracleTest(unittest.TestCase):
             x64 = x.double()
             torch.testing.assert_close(ts[1].read(), (torch.tanh(x64) * 0.5 + x64 / 3).to(dtype),
                                        rtol=0, atol=0)
+
+    def run_elementwise(self, rows, cols):
+        x = torch.randn(rows, cols)
+        ts = [DeviceTensor("x", x), DeviceTensor("y", torch.zeros(rows, cols))]
+        try:
+            req = {"op": "run", "key": f"ew|{rows}", "precision": "f32", "memory": "cuda",
+                   "tensors": [t.spec(i) for i, t in enumerate(ts)]}
+            self.ok(self.oracle.request(load_request(f"ew|{rows}", ELEMENTWISE,
+                                                     {"batch_size": rows, "dim": cols},
+                                                     ["x"], ["y"])))
+            self.ok(self.oracle.request(req, [t.fd for t in ts]))
+            torch.testing.assert_close(ts[1].read(), torch.tanh(x) * 0.5 + x / 3)
+        finally:
+            for t in ts:
+                t.close()
+
+    def test_memory_is_returned_after_each_request(self):
+        self.run_elementwise(4, 4)  # the oracle's context and kernels exist from here on
+        free_before = torch.cuda.mem_get_info()[0]
+        self.run_elementwise(8192, 8192)  # 256 MiB each, plus the oracle's temporaries
+        time.sleep(0.2)
+        free_after = torch.cuda.mem_get_info()[0]
+        self.assertLess(abs(free_before - free_after), 64 << 20,
+                        f"free device memory {free_before} before, {free_after} after: the oracle "
+                        "kept a mapping or its cache")
 
     def bench(self, key, mode):
         x, w, b = self.randn(256, 1024), self.randn(512, 1024), self.randn(512)
