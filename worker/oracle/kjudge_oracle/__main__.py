@@ -20,6 +20,16 @@ def _drop_unsafe_paths() -> None:
     sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
 
 
+def _caches_in_home() -> None:
+    """torch.compile writes caches (inductor: $TMPDIR/torchinductor_<user>; triton: ~/.triton);
+    with HOME the judge's private temp dir, both land there unless the environment says
+    otherwise."""
+    home = os.environ.get("HOME")
+    if home and os.path.isdir(home):
+        os.environ.setdefault("TMPDIR", home)
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(home, "torchinductor"))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python3 -m kjudge_oracle",
@@ -51,4 +61,5 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     _drop_unsafe_paths()
+    _caches_in_home()
     sys.exit(main())
