@@ -28,7 +28,11 @@ int main(int argc, char** argv) {
   app.add_option("--tls-ca", cli.tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
   app.add_flag("--json", cli.json, "print results as JSON (protobuf JSON, snake_case) on stdout");
 
-  auto* problems = app.add_subcommand("problems", "list the problems");
+  auto* problems = app.add_subcommand(
+      "problems",
+      "list the problems: name, level, title; \"needs PyTorch\" marks problems defined only by a PyTorch\n"
+      "module (reference.py, no CUDA reference), judged only by workers with the PyTorch oracle\n"
+      "(--json: needs_pytorch per problem)");
 
   ProblemArgs problem_args;
   auto* problem = app.add_subcommand("problem", "show a problem: description, tensors, shapes");

@@ -16,10 +16,18 @@ int ListProblems(CliContext& cli) {
     std::cout << ToJson(response) << "\n";
     return kOk;
   }
+  int needs_pytorch = 0;
   for (const v1::ProblemSummary& problem : response.problems()) {
-    std::cout << absl::StrFormat("%-50s level %d  %s\n", problem.name(), problem.level(), problem.title());
+    // A problem with only reference.py is judged only by workers with PyTorch: say so in the row.
+    needs_pytorch += problem.needs_pytorch() ? 1 : 0;
+    std::cout << absl::StrFormat("%-50s level %d  %-14s %s\n", problem.name(), problem.level(),
+                                 problem.needs_pytorch() ? "needs PyTorch" : "", problem.title());
   }
   std::cerr << response.problems_size() << " problems; `kjudge problem NAME` shows one.\n";
+  if (needs_pytorch > 0) {
+    std::cerr << needs_pytorch << " need PyTorch (no CUDA reference): only workers with the PyTorch oracle judge them;\n"
+              << "  their jobs wait in the queue while none is connected (--compile-only jobs run anywhere).\n";
+  }
   return kOk;
 }
 
@@ -41,7 +49,9 @@ int ShowProblem(CliContext& cli, const ProblemArgs& args) {
     std::cout << problem.spec_toml();
   } else {
     std::cout << problem.name() << " (level " << problem.level() << "): " << problem.title() << "\n\n"
-              << problem.description() << "\n\ntensors:\n";
+              << problem.description() << "\n\n"
+              << (problem.needs_pytorch() ? "needs PyTorch: judged only by workers with the PyTorch oracle\n\n" : "")
+              << "tensors:\n";
     for (const v1::TensorInfo& tensor : problem.tensors()) {
       std::string shape;
       for (const std::string& dim : tensor.shape()) shape += (shape.empty() ? "" : ", ") + dim;

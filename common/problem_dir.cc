@@ -46,6 +46,36 @@ absl::Status CheckExample(const ProblemFiles& files, const std::string& example_
   return absl::OkStatus();
 }
 
+// A file the spec names, read; errors name the spec and the key that named it.
+absl::StatusOr<std::string> ReadNamedFile(const fs::path& dir, const std::string& name,
+                                          absl::string_view key, const std::string& origin) {
+  absl::StatusOr<fs::path> path = ProblemFilePath(dir, name, key, origin);
+  if (!path.ok()) return path.status();
+  absl::StatusOr<std::string> text = ReadTextFile(*path);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat(origin, ": ", key, ": ", text.status().message()));
+  }
+  return text;
+}
+
+// The CUDA reference and the PyTorch module, whichever the spec names.
+absl::Status LoadReferences(const fs::path& dir, const std::string& origin, ProblemFiles& files) {
+  if (files.spec.HasCudaReference()) {
+    absl::StatusOr<std::string> ref =
+        ReadNamedFile(dir, files.spec.reference_source_file, "reference.source", origin);
+    if (!ref.ok()) return ref.status();
+    files.reference_source = *std::move(ref);
+  }
+  if (files.spec.module.has_value()) {
+    absl::StatusOr<std::string> module =
+        ReadNamedFile(dir, files.spec.module->module_file, "reference.module", origin);
+    if (!module.ok()) return module.status();
+    files.reference_module = *std::move(module);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ReadTextFile(const fs::path& path) {
@@ -77,19 +107,12 @@ absl::StatusOr<ProblemFiles> LoadProblemDir(const fs::path& dir, std::string_vie
                                                    "' does not match the directory; expected '",
                                                    ToAbsl(expected_name), "'"));
   }
-  absl::StatusOr<fs::path> ref_path =
-      ProblemFilePath(dir, files.spec.reference_source_file, "reference.source", origin);
-  if (!ref_path.ok()) return ref_path.status();
-  absl::StatusOr<std::string> ref = ReadTextFile(*ref_path);
-  if (!ref.ok()) return absl::Status(ref.status().code(), absl::StrCat(origin, ": reference.source: ", ref.status().message()));
-  files.reference_source = *std::move(ref);
+  if (absl::Status st = LoadReferences(dir, origin, files); !st.ok()) return st;
   if (files.spec.example_file.empty()) return files;
-  absl::StatusOr<fs::path> ex_path = ProblemFilePath(dir, files.spec.example_file, "example", origin);
-  if (!ex_path.ok()) return ex_path.status();
-  absl::StatusOr<std::string> example = ReadTextFile(*ex_path);
-  if (!example.ok()) return absl::Status(example.status().code(), absl::StrCat(origin, ": example: ", example.status().message()));
+  absl::StatusOr<std::string> example = ReadNamedFile(dir, files.spec.example_file, "example", origin);
+  if (!example.ok()) return example.status();
   files.example_source = *std::move(example);
-  if (absl::Status st = CheckExample(files, ex_path->string()); !st.ok()) return st;
+  if (absl::Status st = CheckExample(files, (dir / files.spec.example_file).string()); !st.ok()) return st;
   return files;
 }
 

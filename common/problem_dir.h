@@ -3,7 +3,9 @@
 //
 // Contract: never throws. LoadProblemDir parses <dir>/problem.toml (ParseProblemSpec, origin =
 // that path), requires spec.name == expected_name, reads the reference source and the example
-// (if any; its plan block must exist, parse and validate against the spec). Referenced files
+// (if any; its plan block must exist, parse and validate against the spec). The references are
+// whichever the spec names: the CUDA source, the PyTorch module (reference.py), or both; a
+// problem may have no reference.cu. Referenced files
 // must be relative paths inside the directory. LoadProblemCatalog finds every problem.toml
 // below root (recursively), expects each name to equal its directory's path relative to root
 // with '/' separators (e.g. "level1/19_ReLU"), returns them sorted by name, and fails with the
@@ -23,7 +25,8 @@ namespace kjudge {
 struct ProblemFiles {
   ProblemSpec spec;
   std::string spec_toml;         // the text of problem.toml
-  std::string reference_source;  // the text of the reference .cu
+  std::string reference_source;  // the text of the reference .cu; "" when the spec has none
+  std::string reference_module;  // the text of reference.py ([reference] module); "" when none
   std::string example_source;    // the text of the example .cu; "" when none
   std::string dir;               // the problem directory, as given/found
 };

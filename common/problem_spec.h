@@ -28,9 +28,25 @@
 //   dtype = "f32"
 //   value = 0.01
 //
-//   [reference]
-//   source = "reference.cu"          # trusted reference, relative to the problem directory
-//   plan = """relu_ref<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"""
+//   [reference]                      # source + plan, or module, or all three
+//   source = "reference.cu"          # trusted CUDA reference, relative to the problem directory
+//   plan = """relu_ref<<<cdiv(M * N, 256), 256>>>(X, Y, M * N);"""   # with source, always
+//   module = "reference.py"          # optional: a PyTorch module in KernelBench's form (a file
+//                                    # name in the problem directory, no '/', ending ".py");
+//                                    # with it, the [module] table is required, and the problem
+//                                    # without source needs a worker with PyTorch (the oracle,
+//                                    # docs/pytorch-problems.md)
+//
+//   [module]                         # only with reference.module: how the module binds to the spec
+//   globals = ["M"]                  # optional: sizes that are int globals of reference.py
+//   forward = ["X"]                  # "in" tensors passed to Model.forward, in order
+//   outputs = ["Y"]                  # "out" tensors, in the order forward returns them
+//   precision = "f64"                # optional: the oracle's arithmetic, "f64" (default) or "f32"
+//   bench_precision = "f32"          # optional: the same at bench shapes (default: precision)
+//   [module.parameters]              # optional: state_dict key -> "in" tensor (quote keys
+//   "linear.weight" = "W"            #   with dots: "linear.weight", not linear.weight)
+//   Every "in" tensor is in forward or a parameters value, exactly once; every "out" tensor
+//   is in outputs exactly once.
 //
 //   [tolerance]
 //   atol = 1e-5
@@ -56,7 +72,9 @@
 // Contract: ParseProblemSpec validates everything it can without a GPU: names unique and
 // C identifiers, every expression parses and uses only declared sizes, every shape names every
 // size, the reference plan parses and refers only to tensors, scalars, sizes and its own
-// scratch. Unknown keys are errors (typos do not pass silently); `init` is required on "in"
+// scratch. The [module] binding names only declared sizes and tensors of the right role, each
+// tensor exactly once (the rule above the struct). Unknown keys are errors (typos do not pass
+// silently); `init` is required on "in"
 // tensors and rejected on "out" ones; at least one tensor is "out". Every tensor shape, cost
 // expression and reference-plan value is also evaluated at every test and bench shape (no
 // overflow, no division by zero, grid/block sizes >= 1). Errors are InvalidArgumentError
@@ -67,8 +85,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -137,6 +157,19 @@ struct LibraryBaselineSpec {
   std::map<std::string, std::string> params;
 };
 
+// How a problem's PyTorch module (reference.py, KernelBench's form) binds to the spec's names:
+// the [module] table. The oracle builds and runs the module from this
+// (worker/oracle/kjudge_oracle/module_problem.py).
+struct ModuleBinding {
+  std::string module_file;                  // [reference] module, e.g. "reference.py"
+  std::vector<std::string> globals;         // sizes that are int globals of the module
+  std::vector<std::string> forward;         // "in" tensors passed to forward, in order
+  std::vector<std::pair<std::string, std::string>> parameters;  // state_dict key -> "in" tensor
+  std::vector<std::string> outputs;         // "out" tensors, in the order forward returns them
+  std::string precision = "f64";            // "f64" or "f32"
+  std::string bench_precision;              // "" = precision
+};
+
 struct ProblemSpec {
   std::string name;
   int level = 1;
@@ -147,8 +180,9 @@ struct ProblemSpec {
   std::vector<Shape> bench_shapes;
   std::vector<TensorSpec> tensors;
   std::vector<ScalarSpec> scalars;
-  std::string reference_source_file;
-  LaunchPlan reference_plan;
+  std::string reference_source_file;  // "" when the problem has only a module reference
+  LaunchPlan reference_plan;          // empty when reference_source_file is ""
+  std::optional<ModuleBinding> module;  // [reference] module and [module]; nullopt when none
   Tolerance tolerance;
   CostModel cost;
   std::vector<LibraryBaselineSpec> baselines;
@@ -159,6 +193,9 @@ struct ProblemSpec {
   // Element count of a tensor at a shape.
   absl::StatusOr<int64_t> ElementCount(const TensorSpec& tensor, const Shape& shape) const;
   const TensorSpec* FindTensor(std::string_view name) const;
+  // A CUDA reference (source + plan) exists: the judge can compute expected outputs without
+  // PyTorch. False for module-only problems, which only workers with an oracle can judge.
+  bool HasCudaReference() const { return !reference_source_file.empty(); }
 };
 
 // `init` for a tensor of `dtype` at `input_scale`: both parameters multiplied for float dtypes

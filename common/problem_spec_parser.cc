@@ -33,7 +33,7 @@ class SpecParser {
     absl::Status st = r_.CheckKeys(
         root, "",
         {"name", "level", "title", "description", "sizes", "test_shapes", "bench_shapes",
-         "example", "tensor", "scalar", "reference", "tolerance", "cost", "baseline"});
+         "example", "tensor", "scalar", "reference", "module", "tolerance", "cost", "baseline"});
     if (st.ok()) st = ParseHeader(root);
     if (st.ok()) st = ParseSizes(root);
     if (st.ok()) st = ParseShapes(root, "test_shapes", spec_.test_shapes, /*allow_scale=*/true);
@@ -41,6 +41,7 @@ class SpecParser {
     if (st.ok()) st = ParseScalars(root);
     if (st.ok()) st = ParseTensors(root);
     if (st.ok()) st = ParseReference(root);
+    if (st.ok()) st = ParseModule(root);
     if (st.ok()) st = ParseTolerance(root);
     if (st.ok()) st = ParseCost(root);
     if (st.ok()) st = ParseBaselines(root);
@@ -351,11 +352,31 @@ class SpecParser {
     return expr;
   }
 
+  // [reference]: a CUDA reference (source + plan), a PyTorch module, or both.
   absl::Status ParseReference(const toml::table& root) {
     absl::StatusOr<const toml::table*> ref = r_.GetTable(root, "", "reference");
     if (!ref.ok()) return ref.status();
-    if (absl::Status st = r_.CheckKeys(**ref, "reference", {"source", "plan"}); !st.ok()) {
+    if (absl::Status st = r_.CheckKeys(**ref, "reference", {"source", "plan", "module"}); !st.ok()) {
       return st;
+    }
+    const bool has_source = (*ref)->contains("source");
+    const bool has_plan = (*ref)->contains("plan");
+    const bool has_module = (*ref)->contains("module");
+    if (!has_source && !has_plan && !has_module) {
+      return r_.Error(**ref, "reference",
+                      "no reference; expected source = \"reference.cu\" with its plan, or "
+                      "module = \"reference.py\" (a PyTorch module), or both");
+    }
+    if (has_module) {
+      absl::Status st = ParseModuleFile(**ref);
+      if (!st.ok()) return st;
+    }
+    if (!has_source && !has_plan) return absl::OkStatus();
+    if (has_source != has_plan) {
+      // Require() names the missing one with the table's position.
+      absl::StatusOr<const toml::node*> missing = r_.Require(**ref, "reference", has_source ? "plan" : "source");
+      return absl::InvalidArgumentError(absl::StrCat(
+          missing.status().message(), "; a CUDA reference needs both source and its plan"));
     }
     absl::StatusOr<std::string> source = NonEmptyString(**ref, "reference", "source");
     if (!source.ok()) return source.status();
@@ -369,6 +390,182 @@ class SpecParser {
       return r_.Rebase(st, "reference.plan");
     }
     spec_.reference_plan = *std::move(plan);
+    return absl::OkStatus();
+  }
+
+  // reference.module: a plain file name in the problem directory (the oracle receives the
+  // text under this name; no path, so nothing outside the directory can be named).
+  absl::Status ParseModuleFile(const toml::table& ref) {
+    absl::StatusOr<std::string> file = NonEmptyString(ref, "reference", "module");
+    if (!file.ok()) return file.status();
+    const bool safe = file->find('/') == std::string::npos && file->find('\\') == std::string::npos &&
+                      file->size() > 3 && file->ends_with(".py") && !file->starts_with(".");
+    if (!safe) {
+      return r_.Error(*ref.get("module"), "reference.module",
+                      absl::StrCat("'", *file, "' is not a plain Python file name; expected a "
+                                   "file in the problem directory such as \"reference.py\" "
+                                   "(no '/', not starting with '.', ending in .py)"));
+    }
+    spec_.module.emplace();
+    spec_.module->module_file = *file;
+    return absl::OkStatus();
+  }
+
+  // [module]: how reference.py binds to the spec's sizes and tensors.
+  absl::Status ParseModule(const toml::table& root) {
+    const toml::node* node = root.get("module");
+    if (node == nullptr) {
+      if (!spec_.module.has_value()) return absl::OkStatus();
+      const toml::table& ref = *root.get("reference")->as_table();
+      return r_.Error(*ref.get("module"), "reference.module",
+                      "a module reference needs a [module] table (forward, outputs, and "
+                      "globals and parameters where the module has them); see "
+                      "docs/pytorch-problems.md");
+    }
+    if (!spec_.module.has_value()) {
+      return r_.Error(*node, "module",
+                      "a [module] table without a module to bind; expected module = "
+                      "\"reference.py\" in [reference]");
+    }
+    absl::StatusOr<const toml::table*> t = r_.GetTable(root, "", "module");
+    if (!t.ok()) return t.status();
+    if (absl::Status st = r_.CheckKeys(**t, "module", {"globals", "forward", "outputs", "precision",
+                                                       "bench_precision", "parameters"});
+        !st.ok()) {
+      return st;
+    }
+    ModuleBinding& m = *spec_.module;
+    absl::Status st = ParseModuleGlobals(**t, m);
+    if (st.ok()) st = ParseNameList(**t, "forward", TensorRole::kIn, m.forward);
+    if (st.ok()) st = ParseModuleParameters(**t, m);
+    if (st.ok()) st = ParseNameList(**t, "outputs", TensorRole::kOut, m.outputs);
+    if (st.ok()) st = ParsePrecision(**t, "precision", m.precision);
+    if (st.ok()) st = ParsePrecision(**t, "bench_precision", m.bench_precision);
+    if (st.ok()) st = CheckEveryTensorBound(**t);
+    return st;
+  }
+
+  absl::Status ParseModuleGlobals(const toml::table& t, ModuleBinding& m) {
+    if (!t.contains("globals")) return absl::OkStatus();
+    absl::StatusOr<const toml::array*> globals = r_.GetArray(t, "module", "globals");
+    if (!globals.ok()) return globals.status();
+    for (size_t i = 0; i < (*globals)->size(); ++i) {
+      const toml::node& node = *(*globals)->get(i);
+      const std::string path = TomlReader::Index("module.globals", i);
+      const auto* s = node.as_string();
+      if (s == nullptr) {
+        return r_.Error(node, path, absl::StrCat("expected a size name (a string), found ",
+                                                 TomlReader::TypeName(node)));
+      }
+      if (std::find(spec_.sizes.begin(), spec_.sizes.end(), s->get()) == spec_.sizes.end()) {
+        return r_.Error(node, path,
+                        absl::StrCat("'", s->get(), "' is not a size of this problem; expected "
+                                     "one of: ", absl::StrJoin(spec_.sizes, ", ")));
+      }
+      if (std::find(m.globals.begin(), m.globals.end(), s->get()) != m.globals.end()) {
+        return r_.Error(node, path, absl::StrCat("size '", s->get(), "' is listed twice"));
+      }
+      m.globals.push_back(s->get());
+    }
+    return absl::OkStatus();
+  }
+
+  // A tensor name of the given role, counted in bound_ (which CheckEveryTensorBound reads).
+  absl::Status BindTensor(const toml::node& node, const std::string& path, TensorRole role,
+                          std::string_view what, std::string& out) {
+    const auto* s = node.as_string();
+    if (s == nullptr) {
+      return r_.Error(node, path, absl::StrCat("expected a tensor name (a string), found ",
+                                               TomlReader::TypeName(node), ToAbsl(what)));
+    }
+    const TensorSpec* tensor = spec_.FindTensor(s->get());
+    const std::string role_name = role == TensorRole::kIn ? "in" : "out";
+    if (tensor == nullptr || tensor->role != role) {
+      std::vector<std::string> names;
+      for (const TensorSpec& t : spec_.tensors) {
+        if (t.role == role) names.push_back(t.name);
+      }
+      const std::string what_is_wrong =
+          tensor == nullptr ? absl::StrCat("unknown tensor '", s->get(), "'")
+                            : absl::StrCat("tensor '", s->get(), "' is not role = \"", role_name, "\"");
+      return r_.Error(node, path,
+                      absl::StrCat(what_is_wrong, "; expected one of the \"", role_name,
+                                   "\" tensors: ", absl::StrJoin(names, ", ")));
+    }
+    const auto [it, first] = bound_.emplace(s->get(), path);
+    if (!first) {
+      return r_.Error(node, path, absl::StrCat("tensor '", s->get(), "' is already bound by ",
+                                               it->second, "; expected each tensor exactly once"));
+    }
+    out = s->get();
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseNameList(const toml::table& t, std::string_view key, TensorRole role,
+                             std::vector<std::string>& out) {
+    const std::string list_path = TomlReader::Join("module", key);
+    absl::StatusOr<const toml::array*> list = r_.GetArray(t, "module", key);
+    if (!list.ok()) return list.status();
+    for (size_t i = 0; i < (*list)->size(); ++i) {
+      std::string name;
+      absl::Status st = BindTensor(*(*list)->get(i), TomlReader::Index(list_path, i), role, "", name);
+      if (!st.ok()) return st;
+      out.push_back(std::move(name));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseModuleParameters(const toml::table& t, ModuleBinding& m) {
+    if (!t.contains("parameters")) return absl::OkStatus();
+    absl::StatusOr<const toml::table*> params = r_.GetTable(t, "module", "parameters");
+    if (!params.ok()) return params.status();
+    // toml++ iterates keys sorted; the binding keeps the file's order (state_dict order, as
+    // written), so sort the entries by position.
+    std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+    for (const auto& [key, value] : **params) entries.emplace_back(&key, &value);
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      const auto& pa = a.first->source().begin;
+      const auto& pb = b.first->source().begin;
+      return std::pair(pa.line, pa.column) < std::pair(pb.line, pb.column);
+    });
+    for (const auto& [key_ptr, value_ptr] : entries) {
+      const toml::key& key = *key_ptr;
+      const toml::node& value = *value_ptr;
+      // Quoted, so "linear.weight" is one key; unquoted, linear.weight is a nested table.
+      const std::string path = absl::StrCat("module.parameters.\"", ToAbsl(key.str()), "\"");
+      std::string tensor;
+      absl::Status st = BindTensor(value, path, TensorRole::kIn,
+                                   "; quote state_dict keys with dots (\"linear.weight\" = \"W\")",
+                                   tensor);
+      if (!st.ok()) return st;
+      m.parameters.emplace_back(std::string(key.str()), std::move(tensor));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParsePrecision(const toml::table& t, std::string_view key, std::string& out) {
+    if (!t.contains(key)) return absl::OkStatus();
+    absl::StatusOr<std::string> v = r_.GetString(t, "module", key);
+    if (!v.ok()) return v.status();
+    if (*v != "f64" && *v != "f32") {
+      return r_.Error(*t.get(key), TomlReader::Join("module", key),
+                      absl::StrCat("unknown precision '", *v, "'; expected \"f64\" or \"f32\""));
+    }
+    out = *v;
+    return absl::OkStatus();
+  }
+
+  // Every tensor of the spec is bound: inputs by forward or parameters, outputs by outputs.
+  absl::Status CheckEveryTensorBound(const toml::table& t) const {
+    for (const TensorSpec& tensor : spec_.tensors) {
+      if (bound_.contains(tensor.name)) continue;
+      const bool in = tensor.role == TensorRole::kIn;
+      return r_.Error(t, "module",
+                      absl::StrCat(in ? "input" : "output", " tensor '", tensor.name,
+                                   "' is not bound; expected it in ",
+                                   in ? "module.forward or as a value of [module.parameters]"
+                                      : "module.outputs"));
+    }
     return absl::OkStatus();
   }
 
@@ -540,6 +737,7 @@ class SpecParser {
   const TomlReader& r_;
   ProblemSpec spec_;
   std::map<std::string, std::string> declared_;  // name -> key path that declared it
+  std::map<std::string, std::string> bound_;     // tensor -> [module] key path that binds it
 };
 
 }  // namespace

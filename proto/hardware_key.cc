@@ -12,7 +12,8 @@ std::string HardwareKey(const v1::GpuInfo& gpu) {
                       gpu.arch(), "|driver ", gpu.driver_version(), "|cudart ",
                       gpu.runtime_version(), "|nvrtc ", gpu.nvrtc_version(), "|cublas ",
                       gpu.cublas_version(),
-                      gpu.event_overhead_us() > 0.0 ? "|timing events-calibrated" : "");
+                      gpu.event_overhead_us() > 0.0 ? "|timing events-calibrated" : "",
+                      gpu.torch_version().empty() ? "" : absl::StrCat("|torch ", gpu.torch_version()));
 }
 
 }  // namespace kjudge

@@ -7,7 +7,9 @@
 // runner subtracts a calibrated event overhead (GpuInfo.event_overhead_us > 0) and absent when
 // it does not (raw event times, as every runner before the calibration did), so baselines
 // measured one way are never compared with candidates measured the other. The overhead's value
-// is not in the key: it moves by a few ns between runner starts. Compile-only workers get
+// is not in the key: it moves by a few ns between runner starts. A runner with the PyTorch
+// oracle adds "|torch <torch.__version__>" (GpuInfo.torch_version): its torch_eager and
+// torch_compile baselines depend on the PyTorch build. Compile-only workers get
 // "compile-only|<arch>|nvrtc <version>".
 #pragma once
 

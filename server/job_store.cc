@@ -3,6 +3,7 @@
 #include <openssl/rand.h>
 
 #include <chrono>
+#include <limits>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -164,8 +165,8 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   absl::StatusOr<Statement> insert = db.Prepare(
       "INSERT INTO jobs(problem, source_sha256, filename, launch_plan, plan_first_line, "
       "compile_only, tags_json, seed, state, stage, max_attempts, verdict, result_json, "
-      "created_unix_ms, finished_unix_ms, api_key_id, public, idempotency_key, request_sha256) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "created_unix_ms, finished_unix_ms, api_key_id, public, idempotency_key, request_sha256, "
+      "needs_torch) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!insert.ok()) return insert.status();
   insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, done ? std::string_view("") : std::string_view(job.launch_plan));
   insert->Bind(5, job.plan_first_line).Bind(6, job.compile_only ? 1 : 0);
@@ -180,6 +181,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   }
   insert->Bind(14, now).Bind(16, job.api_key_id).Bind(17, job.is_public ? 1 : 0);
   insert->Bind(18, job.idempotency_key).Bind(19, job.request_sha256);
+  insert->Bind(20, job.needs_torch && !job.compile_only ? 1 : 0);  // compile-only runs anywhere
   if (absl::Status s = insert->Run(); !s.ok()) return s;
   const int64_t id = db.LastInsertRowId();
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
@@ -220,27 +222,32 @@ absl::StatusOr<bool> WorkerKeyRevoked(Database& db, const std::string& worker_id
 
 // The job to lease next, fair across submitting keys (see the contract in job_store.h):
 // nullopt when none is queued for this worker. Index seeks only (jobs_queue_by_key): the keys
-// with queued jobs are walked one seek each, and each key's oldest compile-only and oldest
-// GPU job are one seek each, so a lease costs O(keys * log jobs), not a scan of the queue
+// with queued jobs are walked one seek each, and each key's oldest compile-only, oldest GPU
+// and oldest GPU + PyTorch job (needs_torch, schema 0006) are one seek each, so a lease costs O(keys * log jobs), not a scan of the queue
 // (a GROUP BY over 100,000 queued jobs took 25 ms per lease; this takes 0.03 ms).
-absl::StatusOr<std::optional<int64_t>> PickFairly(Database& db, bool can_run_gpu) {
+absl::StatusOr<std::optional<int64_t>> PickFairly(Database& db, bool can_run_gpu, bool can_run_torch) {
   absl::StatusOr<Statement> pick = db.Prepare(
       "WITH RECURSIVE keys(k) AS ("
       "  SELECT (SELECT MIN(api_key_id) FROM jobs WHERE state = 1) UNION ALL"
       "  SELECT (SELECT MIN(api_key_id) FROM jobs WHERE state = 1 AND api_key_id > k) FROM keys"
       "  WHERE k IS NOT NULL), "
       "heads AS (SELECT k AS api_key_id,"
-      "  (SELECT MIN(id) FROM jobs WHERE state = 1 AND api_key_id = k AND compile_only = 1) AS c,"
-      "  (SELECT MIN(id) FROM jobs WHERE state = 1 AND api_key_id = k AND compile_only = 0 AND ?1 = 1) AS g"
+      "  (SELECT MIN(id) FROM jobs WHERE state = 1 AND api_key_id = k AND compile_only = 1"
+      "   AND needs_torch = 0) AS c,"
+      "  (SELECT MIN(id) FROM jobs WHERE state = 1 AND api_key_id = k AND compile_only = 0"
+      "   AND needs_torch = 0 AND ?1 = 1) AS g,"
+      "  (SELECT MIN(id) FROM jobs WHERE state = 1 AND api_key_id = k AND compile_only = 0"
+      "   AND needs_torch = 1 AND ?1 = 1 AND ?2 = 1) AS t"
       "  FROM keys WHERE k IS NOT NULL), "
-      "eligible AS (SELECT api_key_id, COALESCE(MIN(c, g), c, g) AS head FROM heads"
-      "  WHERE c IS NOT NULL OR g IS NOT NULL), "
+      "eligible AS (SELECT api_key_id, MIN(COALESCE(c, ?3), COALESCE(g, ?3), COALESCE(t, ?3)) AS head"
+      "  FROM heads WHERE c IS NOT NULL OR g IS NOT NULL OR t IS NOT NULL), "
       "busy AS (SELECT api_key_id, COUNT(*) AS running FROM jobs WHERE state = 2 GROUP BY api_key_id) "
       "SELECT e.head FROM eligible e LEFT JOIN busy b ON b.api_key_id = e.api_key_id "
       "LEFT JOIN lease_turns t ON t.api_key_id = e.api_key_id "
       "ORDER BY COALESCE(b.running, 0), COALESCE(t.last_lease_seq, 0), e.head LIMIT 1");
   if (!pick.ok()) return pick.status();
-  pick->Bind(1, can_run_gpu ? 1 : 0);
+  pick->Bind(1, can_run_gpu ? 1 : 0).Bind(2, can_run_torch ? 1 : 0);
+  pick->Bind(3, std::numeric_limits<int64_t>::max());  // "no head" in the MIN over the three
   absl::StatusOr<bool> row = pick->Step();
   if (!row.ok()) return row.status();
   if (!*row) return std::optional<int64_t>();
@@ -352,7 +359,7 @@ absl::StatusOr<v1::Job> JobStore::Cancel(int64_t id, const Viewer& viewer) {
 }
 
 absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& worker_id,
-                                                             bool can_run_gpu) {
+                                                             bool can_run_gpu, bool can_run_torch) {
   absl::StatusOr<std::string> token = NewLeaseToken();
   if (!token.ok()) return token.status();
   std::lock_guard lock(shared_->mutex);
@@ -363,7 +370,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   absl::StatusOr<bool> revoked = WorkerKeyRevoked(db, worker_id);
   if (!revoked.ok()) return revoked.status();
   if (*revoked) return std::optional<LeasedJob>();
-  absl::StatusOr<std::optional<int64_t>> picked = PickFairly(db, can_run_gpu);
+  absl::StatusOr<std::optional<int64_t>> picked = PickFairly(db, can_run_gpu, can_run_torch);
   if (!picked.ok()) return picked.status();
   if (!picked->has_value()) return std::optional<LeasedJob>();
   absl::StatusOr<Statement> pick = db.Prepare(

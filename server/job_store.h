@@ -4,7 +4,8 @@
 //  * Enqueue returns only after the job is committed to disk: an acknowledged submission
 //    survives kill -9 of the server and is run after restart.
 //  * LeaseNext hands a queued job this worker can run (compile-only workers get only
-//    compile-only jobs) to exactly one worker, for lease_ms, counts the attempt, and gives the
+//    compile-only jobs; jobs of problems that need PyTorch, NewJob.needs_torch, go only to
+//    workers that can run them, can_run_torch) to exactly one worker, for lease_ms, counts the attempt, and gives the
 //    lease a fresh token (128 bits from a CSPRNG). Fair across submitting keys: among the keys
 //    with a job this worker can run, the key with the fewest running jobs goes first, ties to
 //    the key leased least recently; then that key's oldest job. So a burst from one key holds
@@ -50,6 +51,9 @@ struct NewJob {
   std::string launch_plan;
   int plan_first_line = 1;
   bool compile_only = false;
+  // The problem has no CUDA reference (only reference.py): unless compile_only, only a worker
+  // with PyTorch may lease it.
+  bool needs_torch = false;
   std::map<std::string, std::string> tags;
   uint64_t seed = 0;
   std::string api_key_id;  // who submitted it ("" with auth off)
@@ -127,7 +131,10 @@ class JobStore {
   // nullopt when nothing is queued for this worker, or when the key that registered the
   // worker is revoked (checked in the same transaction, so a long poll that began before the
   // revocation leases nothing after it).
-  absl::StatusOr<std::optional<LeasedJob>> LeaseNext(const std::string& worker_id, bool can_run_gpu);
+  // can_run_gpu: the worker times jobs (not compile-only); can_run_torch: it also has the
+  // PyTorch oracle (GpuInfo.torch_version), so it may take needs_torch jobs.
+  absl::StatusOr<std::optional<LeasedJob>> LeaseNext(const std::string& worker_id, bool can_run_gpu,
+                                                     bool can_run_torch = false);
   // Moves the lease's expiry to now + lease_ms; false (nothing changed) unless it is current.
   absl::StatusOr<bool> Renew(const LeaseRef& lease);
   absl::StatusOr<bool> UpdateProgress(const LeaseRef& lease, v1::Stage stage, int done, int total);

@@ -37,6 +37,8 @@ namespace kjudge::server {
 inline constexpr double kFastPThresholds[] = {0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
 inline constexpr char kReferenceBaseline[] = "reference";
 inline constexpr char kTorchEagerBaseline[] = "torch_eager";
+// PyTorch's torch.compile of the problem's module: shown, never the default denominator.
+inline constexpr char kTorchCompileBaseline[] = "torch_compile";
 // Stats.baseline when each problem used its own strongest baseline.
 inline constexpr char kStrongestBaseline[] = "strongest";
 

@@ -37,6 +37,7 @@ v1::Problem ToProto(const ProblemFiles& files, const std::string& starter) {
   for (const Shape& shape : spec.test_shapes) proto.add_test_shapes(shape.Label());
   for (const Shape& shape : spec.bench_shapes) proto.add_bench_shapes(shape.Label());
   proto.set_prompt(BuildTaskPrompt(files, starter));
+  proto.set_needs_pytorch(!spec.HasCudaReference());
   return proto;
 }
 
@@ -78,6 +79,7 @@ std::vector<v1::ProblemSummary> ProblemCatalog::List() const {
     summary.set_name(name);
     summary.set_level(entry.files.spec.level);
     summary.set_title(entry.files.spec.title);
+    summary.set_needs_pytorch(!entry.files.spec.HasCudaReference());
     out.push_back(std::move(summary));
   }
   return out;

@@ -58,6 +58,7 @@ absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const Proble
   job.source = request.source();
   job.filename = request.filename().empty() ? "submission.cu" : request.filename();
   job.compile_only = request.compile_only();
+  job.needs_torch = !entry->files.spec.HasCudaReference();
   job.tags.insert(request.tags().begin(), request.tags().end());
   job.seed = FreshSeed();
   job.is_public = request.public_();

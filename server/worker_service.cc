@@ -24,21 +24,32 @@ LeaseRef LeaseOf(const WorkerRecord& worker, const std::string& job_id, const st
   return LeaseRef{JobIdOf(job_id), worker.id, token};
 }
 
+// The worker runs the PyTorch oracle: it may judge problems that have only reference.py.
+bool HasTorch(const v1::GpuInfo& gpu) { return !gpu.compile_only() && !gpu.torch_version().empty(); }
+
 // The baselines the runner will measure for a fully judged job on this worker: per benchmark
-// shape, "reference" and each library baseline of the problem, unless cached for its hardware
-// key. The runner's own rule (worker/judge/verdict_protocol.h) measures exactly what
+// shape, "reference" (when the problem has a CUDA reference) and each library baseline of the
+// problem, and, on a worker with the PyTorch oracle for a problem with reference.py,
+// "torch_eager" and "torch_compile" (docs/pytorch-problems.md section 4), unless cached for its
+// hardware key. The runner's own rule (worker/judge/verdict_protocol.h) measures exactly what
 // RunSpec.cached_baselines lacks, and the server sends it the same cached list, so asking for
-// this set and accepting only it keeps the two in step. (A library baseline of a kind the
-// runner does not know is asked for and never delivered: harmless.)
+// this set and accepting only it keeps the two in step. (A baseline the runner cannot deliver,
+// a library kind it does not know or a torch_compile not compiled yet, is asked for and never
+// delivered: harmless; it is asked again next time.)
 std::vector<v1::BaselineTiming> MissingBaselines(const ProblemSpec& problem, const v1::RunSpec& spec,
-                                                 const std::string& hardware_key) {
+                                                 const std::string& hardware_key, bool has_torch) {
   auto cached = [&](const std::string& shape, const std::string& name) {
     return std::any_of(spec.cached_baselines().begin(), spec.cached_baselines().end(),
                        [&](const v1::BaselineTiming& b) { return b.shape() == shape && b.name() == name; });
   };
-  std::vector<std::string> names = {"reference"};
-  names.reserve(problem.baselines.size() + 1);
+  std::vector<std::string> names;
+  names.reserve(problem.baselines.size() + 3);
+  if (problem.HasCudaReference()) names.emplace_back(kReferenceBaseline);
   for (const LibraryBaselineSpec& b : problem.baselines) names.push_back(b.name);
+  if (has_torch && problem.module.has_value()) {
+    names.emplace_back(kTorchEagerBaseline);
+    names.emplace_back(kTorchCompileBaseline);
+  }
   std::vector<v1::BaselineTiming> missing;
   missing.reserve(problem.bench_shapes.size() * names.size());
   for (const Shape& shape : problem.bench_shapes) {
@@ -117,6 +128,7 @@ bool WorkerService::AttachProblem(const WorkerRecord& worker, LeasedJob* job) {
   }
   spec->set_spec_toml(entry->files.spec_toml);
   spec->set_reference_source(entry->files.reference_source);
+  spec->set_reference_module(entry->files.reference_module);
   absl::StatusOr<std::vector<v1::BaselineTiming>> cached =
       state_->baselines->Find(spec->problem(), worker.hardware_key);
   if (cached.ok()) {
@@ -127,7 +139,7 @@ bool WorkerService::AttachProblem(const WorkerRecord& worker, LeasedJob* job) {
   // Only a worker that will time the job measures baselines; nothing is asked of the others.
   if (!spec->compile_only() && !worker.gpu.compile_only()) {
     absl::StatusOr<bool> asked =
-        state_->jobs->RequestBaselines(lease, MissingBaselines(entry->files.spec, *spec, worker.hardware_key));
+        state_->jobs->RequestBaselines(lease, MissingBaselines(entry->files.spec, *spec, worker.hardware_key, HasTorch(worker.gpu)));
     if (!asked.ok()) spdlog::warn("job {}: baseline request not recorded: {}", job->id, asked.status().ToString());
   }
   return true;
@@ -145,7 +157,7 @@ grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::Lea
   uint64_t seen = state_->events->version();
   while (!context->IsCancelled() && !state_->events->shutting_down()) {
     absl::StatusOr<std::optional<LeasedJob>> leased =
-        state_->jobs->LeaseNext(worker.id, !worker.gpu.compile_only());
+        state_->jobs->LeaseNext(worker.id, !worker.gpu.compile_only(), HasTorch(worker.gpu));
     if (!leased.ok()) return ToGrpc(leased.status());
     if (leased->has_value()) {
       LeasedJob& job = **leased;
@@ -207,6 +219,13 @@ void WorkerService::AddImportedSpeedups(const WorkerRecord& worker, const std::s
   for (const v1::ShapeTiming& timing : result->timings()) {
     for (const v1::BaselineTiming& baseline : *imported) {
       if (baseline.shape() != timing.shape() || !(timing.timing().median_us() > 0)) continue;
+      // A baseline this job was measured against (torch_eager from the worker's oracle) wins
+      // over an imported time of the same name: one speedup per baseline and shape.
+      const bool measured = std::any_of(result->speedups().begin(), result->speedups().end(),
+                                        [&](const v1::Speedup& s) {
+                                          return s.shape() == timing.shape() && s.baseline() == baseline.name();
+                                        });
+      if (measured) continue;
       v1::Speedup* speedup = result->add_speedups();
       speedup->set_shape(timing.shape());
       speedup->set_baseline(baseline.name());

@@ -13,15 +13,18 @@ namespace kjudge {
 namespace {
 
 const std::filesystem::path kRoot = std::filesystem::path(KJUDGE_SOURCE_DIR) / "problems";
+// kjudge's own fixtures (tests/problems/README.md), checked by the same rules: a module-only
+// problem among them has no reference to compile, but its example and starter must compile.
+const std::filesystem::path kFixtureRoot = std::filesystem::path(KJUDGE_SOURCE_DIR) / "tests/problems";
 // kjudge's NVRTC standard headers, first on the include path as in the worker's compiler.
 const std::vector<std::string> kStdHeaders = {
     (std::filesystem::path(KJUDGE_SOURCE_DIR) / "worker/compiler/std_headers").string()};
 
-std::vector<std::string> ProblemNames() {
+std::vector<std::string> ProblemNames(const std::filesystem::path& root = kRoot) {
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(kRoot)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (entry.path().filename() == "problem.toml") {
-      names.push_back(std::filesystem::relative(entry.path().parent_path(), kRoot).string());
+      names.push_back(std::filesystem::relative(entry.path().parent_path(), root).string());
     }
   }
   std::sort(names.begin(), names.end());
@@ -29,6 +32,7 @@ std::vector<std::string> ProblemNames() {
 }
 
 class CatalogProblem : public ::testing::TestWithParam<std::string> {};
+class FixtureProblem : public ::testing::TestWithParam<std::string> {};
 
 // Compiles `source` as a submission of `files`' problem and expects success.
 void ExpectCompiles(const ProblemFiles& files, const std::string& source, const std::string& program) {
@@ -36,6 +40,7 @@ void ExpectCompiles(const ProblemFiles& files, const std::string& source, const 
   run.set_problem(files.spec.name);
   run.set_spec_toml(files.spec_toml);
   run.set_reference_source(files.reference_source);
+  run.set_reference_module(files.reference_module);
   run.set_source(source);
   run.set_filename(program);
   absl::StatusOr<runner::JobSetup> setup = runner::SetUpJob(run);
@@ -46,8 +51,10 @@ void ExpectCompiles(const ProblemFiles& files, const std::string& source, const 
   EXPECT_TRUE(outcome->success) << program << ": " << outcome->message << "\n" << outcome->log;
 }
 
-TEST_P(CatalogProblem, LoadsAndCompiles) {
-  absl::StatusOr<ProblemFiles> files = LoadProblemDir(kRoot / GetParam(), GetParam());
+// Loads the problem below `root` and compiles its references (the CUDA one, when it has one),
+// its example and its starter.
+void CheckProblem(const std::filesystem::path& root, const std::string& name) {
+  absl::StatusOr<ProblemFiles> files = LoadProblemDir(root / name, name);
   ASSERT_TRUE(files.ok()) << files.status();
   const ProblemSpec& spec = files->spec;
   EXPECT_FALSE(spec.description.empty());
@@ -56,21 +63,32 @@ TEST_P(CatalogProblem, LoadsAndCompiles) {
   EXPECT_GT(spec.tolerance.rel_l2, 0.0) << "a tolerance must be chosen on purpose";
   EXPECT_LE(spec.tolerance.rel_l2, 1e-4) << "fp32 problems use at most the 1e-4 L2-relative bound";
 
-  // The reference, with its own plan.
-  absl::StatusOr<std::vector<std::string>> names = runner::NameExpressions(spec.reference_plan, spec);
-  ASSERT_TRUE(names.ok()) << names.status();
-  absl::StatusOr<runner::CompileOutcome> reference =
-      runner::CompileWithNvrtc({files->reference_source, "reference.cu", "sm_90a", *names}, kStdHeaders);
-  ASSERT_TRUE(reference.ok()) << reference.status();
-  EXPECT_TRUE(reference->success) << reference->message << "\n" << reference->log;
+  if (spec.module.has_value()) {
+    EXPECT_NE(files->reference_module.find("class Model"), std::string::npos)
+        << spec.module->module_file << " is not in KernelBench's form (class Model)";
+  }
+  if (spec.HasCudaReference()) {
+    // The reference, with its own plan.
+    absl::StatusOr<std::vector<std::string>> names = runner::NameExpressions(spec.reference_plan, spec);
+    ASSERT_TRUE(names.ok()) << names.status();
+    absl::StatusOr<runner::CompileOutcome> reference =
+        runner::CompileWithNvrtc({files->reference_source, "reference.cu", "sm_90a", *names}, kStdHeaders);
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    EXPECT_TRUE(reference->success) << reference->message << "\n" << reference->log;
+  } else {
+    ASSERT_TRUE(spec.module.has_value()) << "a problem without reference.cu has reference.py";
+  }
 
   ASSERT_FALSE(files->example_source.empty()) << "every problem has an example solution";
   ExpectCompiles(*files, files->example_source, "solution.cu");
-  const std::filesystem::path starter = kRoot / GetParam() / "starter.cu";
+  const std::filesystem::path starter = root / name / "starter.cu";
   absl::StatusOr<std::string> starter_source = ReadTextFile(starter);
   ASSERT_TRUE(starter_source.ok()) << "every problem has a starter.cu: " << starter_source.status();
   ExpectCompiles(*files, *starter_source, "starter.cu");
 }
+
+TEST_P(CatalogProblem, LoadsAndCompiles) { CheckProblem(kRoot, GetParam()); }
+TEST_P(FixtureProblem, LoadsAndCompiles) { CheckProblem(kFixtureRoot, GetParam()); }
 
 std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
@@ -81,6 +99,16 @@ std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalog, CatalogProblem, ::testing::ValuesIn(ProblemNames()), TestName);
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureProblem, ::testing::ValuesIn(ProblemNames(kFixtureRoot)), TestName);
+
+TEST(Catalog, FixturesIncludeAModuleOnlyProblem) {
+  absl::StatusOr<std::vector<ProblemFiles>> all = LoadProblemCatalog(kFixtureRoot);
+  ASSERT_TRUE(all.ok()) << all.status();
+  const bool module_only = std::any_of(all->begin(), all->end(), [](const ProblemFiles& f) {
+    return f.spec.module.has_value() && !f.spec.HasCudaReference() && f.reference_source.empty();
+  });
+  EXPECT_TRUE(module_only);
+}
 
 TEST(Catalog, HasTheIssueFourBreadth) {
   std::vector<std::string> names = ProblemNames();

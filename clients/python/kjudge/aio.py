@@ -87,7 +87,7 @@ class AsyncClient:
     async def problems(self) -> List[ProblemSummary]:
         """The catalog: name, level and title of every problem."""
         response = await self._unary(self._stub.ListProblems, pb.ListProblemsRequest())
-        return [ProblemSummary(p.name, p.level, p.title) for p in response.problems]
+        return [ProblemSummary(p.name, p.level, p.title, p.needs_pytorch) for p in response.problems]
 
     async def problem(self, name: str) -> Problem:
         """One problem with its LLM-ready prompt and starter file; NotFound (field "problem")."""

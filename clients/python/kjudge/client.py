@@ -89,7 +89,7 @@ class Client:
     def problems(self) -> List[ProblemSummary]:
         """The catalog: name, level and title of every problem."""
         response = self._unary(self._stub.ListProblems, pb.ListProblemsRequest())
-        return [ProblemSummary(p.name, p.level, p.title) for p in response.problems]
+        return [ProblemSummary(p.name, p.level, p.title, p.needs_pytorch) for p in response.problems]
 
     def problem(self, name: str) -> Problem:
         """One problem with its LLM-ready prompt and starter file; NotFound (field "problem")."""

@@ -213,6 +213,8 @@ class ProblemSummary:
     name: str
     level: int
     title: str
+    # Only reference.py (no CUDA reference): judged only on workers with PyTorch.
+    needs_pytorch: bool = False
 
 
 @dataclass(frozen=True)

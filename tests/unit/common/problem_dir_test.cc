@@ -63,6 +63,34 @@ TEST_F(ProblemDirTest, LoadsAProblem) {
   EXPECT_EQ(files->dir, dir.string());
 }
 
+TEST_F(ProblemDirTest, LoadsAModuleOnlyProblem) {
+  const fs::path dir = root_ / "level2/linear_relu";
+  Write(dir / "problem.toml", ::kjudge::testing::kModuleSpec);
+  Write(dir / "reference.py", "class Model: pass\n");
+  absl::StatusOr<ProblemFiles> files = LoadProblemDir(dir, "level2/linear_relu");
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ(files->reference_module, "class Model: pass\n");
+  EXPECT_EQ(files->reference_source, "");  // no reference.cu, and none needed
+  EXPECT_FALSE(files->spec.HasCudaReference());
+
+  fs::remove(dir / "reference.py");
+  EXPECT_THAT(Message(LoadProblemDir(dir, "level2/linear_relu")),
+              AllOf(StartsWith((dir / "problem.toml").string() + ": reference.module: "),
+                    HasSubstr("reference.py: no such file")));
+}
+
+TEST_F(ProblemDirTest, LoadsBothReferences) {
+  std::string spec(kValidSpec);
+  Replace(spec, "source = \"reference.cu\"", "source = \"reference.cu\"\nmodule = \"ref.py\"");
+  Replace(spec, "[tolerance]", "[module]\nforward = [\"X\"]\noutputs = [\"Y\"]\n\n[tolerance]");
+  const fs::path dir = WriteProblem("level1/99_RowSum", spec);
+  Write(dir / "ref.py", "# module\n");
+  absl::StatusOr<ProblemFiles> files = LoadProblemDir(dir, "level1/99_RowSum");
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ(files->reference_source, "__global__ void row_partial() {}\n");
+  EXPECT_EQ(files->reference_module, "# module\n");
+}
+
 TEST_F(ProblemDirTest, NameMustMatchDirectory) {
   const fs::path dir = WriteProblem("level1/99_RowSum");
   absl::StatusOr<ProblemFiles> files = LoadProblemDir(dir, "level1/98_Other");

@@ -60,6 +60,66 @@ kind = "cub_segmented_reduce"
 params = { in = "X", out = "Y" }
 )toml";
 
+// A module-only problem (reference.py in KernelBench's form, no reference.cu): y = relu(x W^T + b).
+// Tests locate error positions by searching this text, not by fixed line numbers.
+inline constexpr std::string_view kModuleSpec = R"toml(name = "level2/linear_relu"
+level = 2
+title = "Linear + ReLU"
+description = "y = relu(x W^T + b)"
+sizes = ["batch_size", "in_features", "out_features"]
+test_shapes = [ { batch_size = 3, in_features = 5, out_features = 7 } ]
+bench_shapes = [ { batch_size = 128, in_features = 1024, out_features = 512 } ]
+
+[[tensor]]
+name = "x"
+dtype = "f32"
+shape = ["batch_size", "in_features"]
+role = "in"
+init = { dist = "normal", mean = 0.0, std = 1.0 }
+
+[[tensor]]
+name = "linear_weight"
+dtype = "f32"
+shape = ["out_features", "in_features"]
+role = "in"
+init = { dist = "uniform", low = -0.03, high = 0.03 }
+
+[[tensor]]
+name = "linear_bias"
+dtype = "f32"
+shape = ["out_features"]
+role = "in"
+init = { dist = "uniform", low = -0.03, high = 0.03 }
+
+[[tensor]]
+name = "out"
+dtype = "f32"
+shape = ["batch_size", "out_features"]
+role = "out"
+
+[reference]
+module = "reference.py"
+
+[module]
+globals = ["batch_size", "in_features", "out_features"]
+forward = ["x"]
+outputs = ["out"]
+bench_precision = "f32"
+
+[module.parameters]
+"linear.weight" = "linear_weight"
+"linear.bias" = "linear_bias"
+
+[tolerance]
+atol = 1e-4
+rtol = 1e-4
+rel_l2 = 1e-5
+
+[cost]
+flops = "2 * batch_size * in_features * out_features"
+bytes = "4 * (batch_size * in_features + in_features * out_features + batch_size * out_features)"
+)toml";
+
 // Replaces the first occurrence of `from` (which must exist) in `text`.
 inline void Replace(std::string& text, std::string_view from, std::string_view to) {
   const size_t at = text.find(from);

@@ -44,6 +44,18 @@ TEST(HardwareKey, AnyVersionChangeIsANewKey) {
   EXPECT_NE(HardwareKey(g), HardwareKey(H200()));
 }
 
+TEST(HardwareKey, ThePyTorchOracleIsPartOfTheKey) {
+  v1::GpuInfo g = H200();
+  g.set_event_overhead_us(2.4);
+  g.set_torch_version("2.11.0+cu130");
+  EXPECT_EQ(HardwareKey(g),
+            "NVIDIA H200|sm 132|mem 150000000000|sm_90a|driver 13.0|cudart 13.0|nvrtc "
+            "13.0|cublas 13.1.0|timing events-calibrated|torch 2.11.0+cu130");
+  v1::GpuInfo other = g;
+  other.set_torch_version("2.10.0");
+  EXPECT_NE(HardwareKey(g), HardwareKey(other));
+}
+
 TEST(HardwareKey, CompileOnlyWorkers) {
   v1::GpuInfo g;
   g.set_compile_only(true);

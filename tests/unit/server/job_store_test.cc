@@ -124,6 +124,53 @@ TEST_F(JobStoreTest, CompileOnlyWorkersGetOnlyCompileOnlyJobs) {
   EXPECT_EQ(leased->id, gpu_job);
 }
 
+// A problem with only reference.py (needs_torch): its judged jobs go only to workers with the
+// PyTorch oracle, its compile-only jobs anywhere; other jobs are not held back behind it.
+TEST_F(JobStoreTest, JobsThatNeedPyTorchGoOnlyToWorkersWithIt) {
+  auto enqueue = [&](bool compile_only, bool needs_torch) {
+    NewJob job;
+    job.problem = "level2/linear_relu";
+    job.source = "__global__ void k(){}";
+    job.launch_plan = "k<<<1,1>>>(x);";
+    job.compile_only = compile_only;
+    job.needs_torch = needs_torch;
+    absl::StatusOr<int64_t> id = store_->Enqueue(job);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return *id;
+  };
+  const int64_t torch_job = enqueue(false, true);
+  const int64_t torch_compile_only = enqueue(true, true);
+  const int64_t cuda_job = Enqueue();
+  // A GPU worker without PyTorch skips the torch job and takes the others, oldest first.
+  std::optional<LeasedJob> first = Lease("plain");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->id, torch_compile_only);
+  std::optional<LeasedJob> second = Lease("plain");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->id, cuda_job);
+  EXPECT_FALSE(Lease("plain"));
+  EXPECT_FALSE(Lease("compile-only", /*gpu=*/false));
+  EXPECT_EQ(Get(torch_job).state(), v1::QUEUED);
+  // A worker with PyTorch takes it.
+  absl::StatusOr<std::optional<LeasedJob>> torch = store_->LeaseNext("torch", true, true);
+  ASSERT_TRUE(torch.ok() && torch->has_value()) << torch.status();
+  EXPECT_EQ((*torch)->id, torch_job);
+  // And it takes plain jobs too, and compile-only ones.
+  const int64_t later = Enqueue();
+  const int64_t later_compile = enqueue(true, true);
+  torch = store_->LeaseNext("torch", true, true);
+  ASSERT_TRUE(torch.ok() && torch->has_value());
+  EXPECT_EQ((*torch)->id, later);
+  torch = store_->LeaseNext("torch", true, true);
+  ASSERT_TRUE(torch.ok() && torch->has_value());
+  EXPECT_EQ((*torch)->id, later_compile);
+  // can_run_torch without a GPU means nothing: compile-only workers never judge.
+  enqueue(false, true);
+  torch = store_->LeaseNext("compile-only", false, true);
+  ASSERT_TRUE(torch.ok());
+  EXPECT_FALSE(torch->has_value());
+}
+
 TEST_F(JobStoreTest, SourceIsStoredOncePerHash) {
   Enqueue(false, "same");
   Enqueue(false, "same");

@@ -160,6 +160,29 @@ TEST(ChooseDenominator, TorchCompileAndUnknownImportsAreNeverTheDefault) {
   }
 }
 
+// A module-only problem (reference.py, no reference.cu, no library baseline): the oracle's
+// torch_eager is the default, KernelBench's denominator; its faster torch_compile is shown
+// (considered, with its kind) but not chosen; and there is no "reference" to fall back on.
+TEST(ChooseDenominator, OnAModuleProblemTorchEagerIsTheDefaultNotTorchCompile) {
+  v1::Denominator d = Choose({Timed({{"batch_size=128", 100.0, {{"torch_eager", 300.0}, {"torch_compile", 50.0}}}})},
+                             /*library=*/{});
+  EXPECT_EQ(d.baseline(), "torch_eager");
+  EXPECT_EQ(d.kind(), v1::BASELINE_KIND_PYTORCH_EAGER);
+  EXPECT_TRUE(d.is_default());
+  bool compile_shown = false;
+  for (const v1::BaselineStrength& s : d.considered()) {
+    if (s.baseline() != "torch_compile") continue;
+    compile_shown = true;
+    EXPECT_EQ(s.kind(), v1::BASELINE_KIND_PYTORCH_COMPILE);
+    EXPECT_FALSE(s.eligible());
+  }
+  EXPECT_TRUE(compile_shown);
+  // Only torch_compile measured so far (eager not yet): still not the default.
+  v1::Denominator only_compile =
+      Choose({Timed({{"batch_size=128", 100.0, {{"torch_compile", 50.0}}}})}, /*library=*/{});
+  EXPECT_NE(only_compile.baseline(), "torch_compile");
+}
+
 TEST(ChooseDenominator, OverSeveralJobsEachShapeTakesTheMedianBaselineTime) {
   // cublas re-measured: 50, 52, 200 (an outlier) -> median 52; eager 60 every time.
   std::vector<v1::JobResult> results;
