@@ -10,7 +10,7 @@ packages=(
   clang clang-tidy libclang-rt-14-dev python3 openssl libseccomp-dev
   chromium  # headless, for the dashboard test (tests/integration/dashboard_test.cc)
   python3-venv python3-grpcio python3-protobuf python3-grpc-tools python3-pytest mypy
-  python3-torch  # the PyTorch oracle (worker/oracle) and its tests (tests/oracle), CPU-only here
+  python3-torch  # the PyTorch oracle (worker/oracle), its tests (tests/oracle) and tests/catalog/check_module_refs.py, CPU-only here
 )
 missing=()
 for p in "${packages[@]}"; do

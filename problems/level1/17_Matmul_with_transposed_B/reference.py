@@ -1,0 +1,35 @@
+"""kjudge catalog problem level1/17_Matmul_with_transposed_B as a PyTorch module (KernelBench's form).
+
+C = A @ B^T, B is [N, K].
+
+Written for kjudge from this directory's problem.toml and reference.cu (the hand-written CUDA
+reference, which stays the judge's reference): the same math, argument order and sizes. Every
+input of the spec, weights included, is an argument of forward; the module has no parameters.
+"""
+import torch
+import torch.nn as nn
+
+# Sizes of the spec at its bench shape (the oracle sets them at every shape it runs).
+M = 2048
+N = 4096
+K = 8192
+
+
+class Model(nn.Module):
+    """C = A @ B^T, B is [N, K]."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, A, B):
+        return torch.matmul(A, B.T)
+
+
+def get_inputs():
+    A = (torch.rand(M, K) * 2 - 1) * 1.0
+    B = (torch.rand(N, K) * 2 - 1) * 1.0
+    return [A, B]
+
+
+def get_init_inputs():
+    return []

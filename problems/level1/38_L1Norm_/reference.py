@@ -1,0 +1,33 @@
+"""kjudge catalog problem level1/38_L1Norm_ as a PyTorch module (KernelBench's form).
+
+Y[b][d] = X[b][d] / sum_k |X[b][k]|.
+
+Written for kjudge from this directory's problem.toml and reference.cu (the hand-written CUDA
+reference, which stays the judge's reference): the same math, argument order and sizes. Every
+input of the spec, weights included, is an argument of forward; the module has no parameters.
+"""
+import torch
+import torch.nn as nn
+
+# Sizes of the spec at its bench shape (the oracle sets them at every shape it runs).
+B = 16384
+D = 65535
+
+
+class Model(nn.Module):
+    """Y[b][d] = X[b][d] / sum_k |X[b][k]|."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, X):
+        return X / torch.sum(torch.abs(X), dim=1, keepdim=True)
+
+
+def get_inputs():
+    X = (torch.rand(B, D) * 2 - 1) * 1.0
+    return [X]
+
+
+def get_init_inputs():
+    return []

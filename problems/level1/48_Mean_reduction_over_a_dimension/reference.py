@@ -1,0 +1,34 @@
+"""kjudge catalog problem level1/48_Mean_reduction_over_a_dimension as a PyTorch module (KernelBench's form).
+
+Y = mean of X over dim 1.
+
+Written for kjudge from this directory's problem.toml and reference.cu (the hand-written CUDA
+reference, which stays the judge's reference): the same math, argument order and sizes. Every
+input of the spec, weights included, is an argument of forward; the module has no parameters.
+"""
+import torch
+import torch.nn as nn
+
+# Sizes of the spec at its bench shape (the oracle sets them at every shape it runs).
+B = 128
+D1 = 4096
+D2 = 4095
+
+
+class Model(nn.Module):
+    """Y = mean of X over dim 1."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, X):
+        return torch.mean(X, dim=1)
+
+
+def get_inputs():
+    X = torch.rand(B, D1, D2)
+    return [X]
+
+
+def get_init_inputs():
+    return []
