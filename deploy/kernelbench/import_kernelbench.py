@@ -820,12 +820,20 @@ def fit_flops(runs: List[ShapeRun], shape_values, sizes: List[str]) -> Tuple[str
     for k in range(0, min(len(varying), 6) + 1):
         for combo in itertools.combinations(varying, k):
             prods = [math.prod(v[s] for s in combo) for v in vals]
-            if counts[0] % prods[0]:
-                continue
-            c = counts[0] // prods[0]
-            if all(c * p == n for p, n in zip(prods, counts)):
+            c, d = counts[0] // prods[0], 0
+            if not all(c * p == n for p, n in zip(prods, counts)):
+                # c * product + d (e.g. BatchNorm's one num_batches_tracked increment)
+                distinct = [(p, n) for p, n in zip(prods, counts) if p != prods[0]]
+                if not distinct or (counts[0] - distinct[0][1]) % (prods[0] - distinct[0][0]):
+                    continue
+                c = (counts[0] - distinct[0][1]) // (prods[0] - distinct[0][0])
+                d = counts[0] - c * prods[0]
+                if c <= 0 or not all(c * p + d == n for p, n in zip(prods, counts)):
+                    continue
+            if True:
                 expr = " * ".join([str(c)] + list(combo)) if c != 1 or not combo else \
                     " * ".join(combo)
+                expr += f" + {d}" if d > 0 else (f" - {-d}" if d < 0 else "")
                 return expr, ("counted by a TorchDispatchMode counter (2 x MACs of matmuls and "
                               "convolutions, 1 per output element of other ops) and fitted "
                               "exactly at every shape")
