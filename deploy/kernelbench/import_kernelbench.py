@@ -305,6 +305,7 @@ class ShapeRun:
     peak_elems: int
     seconds: float = 0.0
     scale: float = 1.0
+    state_inits: Dict[str, Any] = field(default_factory=dict)
 
 
 class SkipProblem(Exception):
@@ -332,7 +333,8 @@ def forward_arg_names(model: Any, count: int) -> List[str]:
     return names
 
 
-def analyse_shape(source: str, filename: str, overrides: Dict[str, int]) -> ShapeRun:
+def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
+                  want_state_init: bool = False) -> ShapeRun:
     """Builds the module at `overrides`, runs it on the meta device, returns shapes and FLOPs."""
     try:
         mp = ModuleProblem(source, filename, overrides)
@@ -357,6 +359,10 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int]) -> Shap
             raise SkipProblem(f"state {key} has dtype {t.dtype}")
         state.append(TensorInfo(key.replace(".", "_"), DTYPES[t.dtype], list(t.shape), "in",
                                 key=key))
+    state_inits = {}
+    if want_state_init:  # before the move to meta: the module's own construction values
+        for key, t in mp.model.state_dict().items():
+            state_inits[key.replace(".", "_")] = infer_state_init(key, t.flatten()[:1 << 20])
     meta_model = mp.model.to("meta")
     args = [t if t.device.type == "meta" else t.to("meta") for t in sample]
     counter = FlopCounter()
@@ -375,8 +381,10 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int]) -> Shap
         if o.dtype not in DTYPES:
             raise SkipProblem(f"output {name} has dtype {o.dtype}")
         outputs.append(TensorInfo(name, DTYPES[o.dtype], list(o.shape), "out"))
-    return ShapeRun(dict(overrides), inputs, state, outputs, names, counter.flops,
-                    counter.peak_elems)
+    run = ShapeRun(dict(overrides), inputs, state, outputs, names, counter.flops,
+                   counter.peak_elems)
+    run.state_inits = state_inits
+    return run
 
 
 def draw(info: TensorInfo, shape: Sequence[int], scale: float, gen: Any) -> Any:
@@ -520,19 +528,15 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
     namespace = load_namespace(source, filename, {})
     ints, read = module_int_globals(source, namespace)
     values = {g: namespace[g] for g in ints}
-    bench = analyse_shape(source, filename, {})
+    bench = analyse_shape(source, filename, {}, want_state_init=True)
     fixed = [g for g in ints if g in read or FIXED_NAME.search(g) or values[g] <= 4]
     varied = [g for g in ints if g not in fixed]
 
     # Inits: from a real (small) run of get_inputs and the bench-shape module's values.
     infos: Dict[str, TensorInfo] = {}
-    torch.manual_seed(0)
-    bench_mp = ModuleProblem(source, filename, {})
-    for key, t in bench_mp.model.state_dict().items():
-        dtype, init = infer_state_init(key, t)
-        infos[key.replace(".", "_")] = TensorInfo(key.replace(".", "_"), dtype, list(t.shape),
-                                                  "in", init)
-    del bench_mp
+    for t in bench.state:  # sampled from the bench-shape module (first 2^20 values)
+        dtype, init = bench.state_inits[t.name]
+        infos[t.name] = TensorInfo(t.name, dtype, t.dims, "in", init)
 
     ladders = candidate_shapes(ints, values, varied)
     tests: List[ShapeRun] = []
