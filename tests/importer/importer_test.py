@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""CTest `importer`: runs deploy/kernelbench/import_kernelbench.py on tests/importer/fixtures
+(KernelBench-form files written for kjudge) and checks what it generates, then runs
+worker/oracle/check_problems.py over the result. CPU only; needs torch (exit 77 = SKIP without).
+
+Checked per fixture: the spec's name, tensor names and order (frozen naming rules of
+docs/pytorch-problems.md §5), sizes; at every test and bench shape the input shapes equal
+get_inputs()'s and the output shapes equal the module's at that shape; inits (rand/randn/
+randint, parameter scale, BatchNorm buffers); cost at the bench shape; the starter's plan names
+the real tensors. Also: --help teaches, an unreadable level exits 1, --json is valid JSON.
+"""
+import json
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "importer" / "fixtures"
+IMPORTER = ROOT / "deploy" / "kernelbench" / "import_kernelbench.py"
+CHECKER = ROOT / "worker" / "oracle" / "check_problems.py"
+
+try:
+    import torch
+except ImportError:
+    print(f"SKIP: {sys.executable} has no torch (install python3-torch; CMake variable "
+          "KJUDGE_TORCH_PYTHON picks the interpreter)")
+    sys.exit(77)
+
+sys.path.insert(0, str(ROOT / "worker" / "oracle"))
+from kjudge_oracle.module_problem import ModuleProblem  # noqa: E402
+from kjudge_oracle.spec_tools import eval_size_expr, shape_of, sizes_of  # noqa: E402
+
+FAILURES = []
+
+
+def expect(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+EXPECTED = {
+    "1_MyTanhHalf": (["x", "out"], ["rows", "cols"]),
+    "2_MyLinear": (["x", "proj_weight", "proj_bias", "out"],
+                   ["batch_size", "in_features", "out_features"]),
+    "3_MyStridedConv": (["image", "conv_weight", "out"],
+                        ["batch_size", "in_channels", "out_channels", "kernel_size", "height",
+                         "width", "out_d2", "out_d3"]),
+    "4_MyBatchNorm": (["x", "norm_weight", "norm_bias", "norm_running_mean", "norm_running_var",
+                       "norm_num_batches_tracked", "out"], ["batch_size", "channels", "length"]),
+    "5_MyTwoOutputs": (["scores", "labels", "out0", "out1"], ["batch_size", "num_classes"]),
+}
+
+
+def check_shapes(stem, spec, source):
+    """Every shape: get_inputs()/module output shapes equal the spec's expressions."""
+    module = spec["module"]
+    for shape in spec["test_shapes"] + spec["bench_shapes"]:
+        sizes = sizes_of(shape)
+        overrides = {g: sizes[g] for g in module["globals"]}
+        mp = ModuleProblem(source, stem, overrides)
+        tensors = {t["name"]: t for t in spec["tensor"]}
+        for name, t in zip(module["forward"], mp.sample_inputs()):
+            expect(list(t.shape) == list(shape_of(tensors[name]["shape"], sizes)),
+                   f"{stem} {shape}: input {name} is {list(t.shape)}")
+        for key, t in mp.model.state_dict().items():
+            name = module["parameters"][key]
+            expect(list(t.shape) == list(shape_of(tensors[name]["shape"], sizes)),
+                   f"{stem} {shape}: parameter {name} is {list(t.shape)}")
+        if shape in spec["bench_shapes"] or shape.get("input_scale", 1) != 1:
+            continue
+        inputs = mp.sample_inputs()
+        outs = mp.run(inputs, mp.model.state_dict(), torch.float64)
+        for name, o in zip(module["outputs"], outs):
+            expect(list(o.shape) == list(shape_of(tensors[name]["shape"], sizes)),
+                   f"{stem} {shape}: output {name} is {list(o.shape)}")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "kb"
+        help_run = subprocess.run([sys.executable, IMPORTER, "--help"], capture_output=True,
+                                  text=True)
+        expect(help_run.returncode == 0 and "KERNELBENCH_DIR" in help_run.stdout and
+               "--json" in help_run.stdout, "--help explains the arguments")
+        bad = subprocess.run([sys.executable, IMPORTER, FIXTURES, out, "--levels", "1,2"],
+                             capture_output=True, text=True)
+        expect(bad.returncode == 1 and "level2" in bad.stdout,
+               f"a missing level folder exits 1 and names it (rc {bad.returncode})")
+        run = subprocess.run([sys.executable, IMPORTER, FIXTURES, out, "--levels", "1",
+                              "--json"], capture_output=True, text=True)
+        expect(run.returncode == 0, f"importer exit 0 (rc {run.returncode}: {run.stderr[-500:]})")
+        report = json.loads(run.stdout)
+        expect(report["summary"]["imported"] == 5 and report["summary"]["skipped"] == 0,
+               f"all 5 fixtures imported: {report['summary']}")
+
+        for stem, (names, sizes) in EXPECTED.items():
+            d = out / "level1" / stem
+            spec = tomllib.loads((d / "problem.toml").read_text())
+            expect(spec["name"] == f"kernelbench/level1/{stem}", f"{stem}: name {spec['name']}")
+            expect([t["name"] for t in spec["tensor"]] == names,
+                   f"{stem}: tensors {[t['name'] for t in spec['tensor']]}")
+            expect(spec["sizes"] == sizes, f"{stem}: sizes {spec['sizes']}")
+            expect(2 <= len(spec["test_shapes"]) <= 5, f"{stem}: 2-5 test shapes")
+            expect(spec["reference"]["module"] == "reference.py", f"{stem}: [reference] module")
+            source = (d / "reference.py").read_text()
+            expect(source == (FIXTURES / "level1" / f"{stem}.py").read_text(),
+                   f"{stem}: reference.py is the file, unchanged")
+            check_shapes(stem, spec, source)
+            starter = (d / "starter.cu").read_text()
+            expect("kjudge-plan" in starter and all(n in starter for n in names),
+                   f"{stem}: starter's plan names every tensor")
+            bench = sizes_of(spec["bench_shapes"][0])
+            flops = eval_size_expr(spec["cost"]["flops"], bench)
+            nbytes = eval_size_expr(spec["cost"]["bytes"], bench)
+            spec_tensors = {t["name"]: t for t in spec["tensor"]}
+            want_bytes = sum(
+                eval_size_expr(" * ".join(["1"] + list(t["shape"])), bench) *
+                {"f32": 4, "i64": 8}[t["dtype"]] for t in spec_tensors.values())
+            expect(nbytes == want_bytes, f"{stem}: bytes {nbytes} != {want_bytes}")
+            if stem == "2_MyLinear":
+                expect(flops == 2 * 40 * 96 * 80, f"{stem}: flops {flops} = 2 * B * I * O")
+                w = spec_tensors["proj_weight"]["init"]
+                expect(w["dist"] == "uniform" and abs(w["high"] - 96 ** -0.5) < 0.01 and
+                       w["low"] == -w["high"] and w["scalable"] is False,
+                       f"{stem}: weight init uniform(+-1/sqrt(96)): {w}")
+                expect(spec_tensors["x"]["init"] == {"dist": "uniform", "low": 0.0, "high": 1.0},
+                       f"{stem}: torch.rand -> uniform [0, 1)")
+            if stem == "1_MyTanhHalf":
+                expect(spec_tensors["x"]["init"] == {"dist": "normal", "mean": 0.0, "std": 1.0},
+                       f"{stem}: torch.randn -> normal(0, 1)")
+                expect(all(s["rows"] != 300 for s in spec["test_shapes"]), "sizes shrunk")
+            if stem == "3_MyStridedConv":
+                expect(flops == 2 * 6 * 12 * 19 * 24 * 8 * 9, f"{stem}: conv flops {flops}")
+                expect(all(s["kernel_size"] == 3 for s in spec["test_shapes"]),
+                       "kernel_size stays fixed")
+            if stem == "4_MyBatchNorm":
+                var = spec_tensors["norm_running_var"]["init"]
+                expect(var["low"] > 0, f"running_var stays positive: {var}")
+                wgt = spec_tensors["norm_weight"]["init"]
+                expect(wgt["low"] == 0.9 and wgt["high"] == 1.1, f"weight near 1: {wgt}")
+                expect(spec_tensors["norm_num_batches_tracked"]["dtype"] == "i64", "i64 buffer")
+                expect(any(s.get("input_scale", 1) > 1 for s in spec["test_shapes"]),
+                       "a norm has a stress shape")
+            if stem == "5_MyTwoOutputs":
+                labels = spec_tensors["labels"]
+                expect(labels["dtype"] == "i64" and labels["init"]["scalable"] is False and
+                       round(labels["init"]["low"]) == 0 and round(labels["init"]["high"]) == 9,
+                       f"randint(0, 10) -> integers 0..9: {labels}")
+                expect(spec["module"]["outputs"] == ["out0", "out1"], "two outputs")
+                expect(all(s["num_classes"] == 10 for s in spec["test_shapes"]),
+                       "a randint bound stays fixed")
+
+        check = subprocess.run([sys.executable, CHECKER, out, "--no-gpu", "--json",
+                                Path(tmp) / "check.json"], capture_output=True, text=True)
+        expect(check.returncode == 0, f"check_problems passes: {check.stdout[-1500:]}")
+        result = json.loads((Path(tmp) / "check.json").read_text())
+        expect(result["passed"] == 5, f"check_problems checked 5: {result['passed']}")
+    print("importer test:", "FAILED" if FAILURES else "ok", f"({len(FAILURES)} failures)")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""Checks every problem defined by a PyTorch module under DIR (docs/pytorch-problems.md §5).
+
+Usage: /usr/bin/python3 worker/oracle/check_problems.py DIR [--json FILE] [--only NAME]...
+
+A module problem is a folder whose problem.toml has [reference] module = "...". For each:
+  1. at every test shape: the module builds with the shape's [module].globals, the float64 oracle
+     result (ModuleProblem.run in the spec's precision) has the spec's output shapes, and float32
+     PyTorch agrees with it within the spec's [tolerance] on random inputs drawn per the spec's
+     `init` (input_scale applied), i.e. the tolerance admits an honest float32 kernel;
+  2. on a GPU (when torch.cuda.is_available(), unless --no-gpu): the bench shape runs once in
+     float32 and once in the declared bench precision (bench_precision, else precision) without
+     running out of memory (peak memory reported).
+Prints one line per problem and a summary; --json FILE writes every result. Exit status: 0 when
+every problem passed, 1 when any failed, 2 on bad usage or no module problem under DIR.
+CPU only, it never needs a GPU; on a GPU host run it after the importer to check all 250.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any, Dict, List, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import torch  # noqa: E402
+
+from kjudge_oracle import torch_compat  # noqa: E402
+from kjudge_oracle.module_problem import ModuleProblem, ModuleProblemError  # noqa: E402
+from kjudge_oracle.spec_tools import (TORCH_DTYPES, compare, draw, shape_of,  # noqa: E402
+                                      sizes_of)
+
+
+class CheckFailed(Exception):
+    """One check of one problem failed; the message names the shape and tensor."""
+
+
+def load(problem_dir: Path) -> Dict[str, Any]:
+    with open(problem_dir / "problem.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def _label(shape: Dict[str, Any]) -> str:
+    label = ",".join(f"{k}={v}" for k, v in shape.items() if k != "input_scale")
+    return label + (f",scale={shape['input_scale']:g}" if shape.get("input_scale", 1) != 1 else "")
+
+
+def _inputs(spec: Dict[str, Any], sizes: Dict[str, int], scale: float, device: Any, seed: int):
+    """(forward args, state dict) drawn per the spec at `sizes`."""
+    gen = torch.Generator(device=device).manual_seed(seed)
+    module = spec["module"]
+    by_name = {t["name"]: t for t in spec["tensor"]}
+    drawn = {}
+    for t in spec["tensor"]:
+        if t["role"] == "in":
+            drawn[t["name"]] = draw(t["dtype"], t["init"], shape_of(t["shape"], sizes), scale,
+                                    gen, device)
+    forward = [drawn[n] for n in module["forward"]]
+    state = {key: drawn[n] for key, n in module.get("parameters", {}).items()}
+    missing = set(drawn) - set(module["forward"]) - set(module.get("parameters", {}).values())
+    if missing or any(n not in by_name for n in module["outputs"]):
+        raise CheckFailed(f"[module] does not bind every tensor exactly once (unbound: "
+                          f"{sorted(missing)})")
+    return forward, state
+
+
+def check_test_shape(spec, source, filename, shape) -> float:
+    sizes = sizes_of(shape)
+    scale = float(shape.get("input_scale", 1.0))
+    module = spec["module"]
+    overrides = {g: sizes[g] for g in module.get("globals", [])}
+    mp = ModuleProblem(source, filename, overrides)
+    forward, state = _inputs(spec, sizes, scale, "cpu", seed=7)
+    precision = TORCH_DTYPES[module.get("precision", "f64")]
+    ref = mp.run(forward, state, precision)
+    got = mp.run(forward, state, torch.float32)
+    tol = spec["tolerance"]
+    outs = {t["name"]: t for t in spec["tensor"] if t["role"] == "out"}
+    worst = 0.0
+    if len(ref) != len(module["outputs"]):
+        raise CheckFailed(f"{_label(shape)}: forward returned {len(ref)} outputs, the spec "
+                          f"binds {len(module['outputs'])}")
+    for name, r, g in zip(module["outputs"], ref, got):
+        want = shape_of(outs[name]["shape"], sizes)
+        if tuple(r.shape) != want:
+            raise CheckFailed(f"{_label(shape)}: output {name} has shape {tuple(r.shape)}, the "
+                              f"spec says {want}")
+        ok, w = compare(g, r.to(TORCH_DTYPES[outs[name]["dtype"]]), tol["atol"], tol["rtol"],
+                        tol["rel_l2"])
+        worst = max(worst, w)
+        if not ok:
+            raise CheckFailed(f"{_label(shape)}: float32 PyTorch's {name} is {w:.3g} x the "
+                              "tolerance away from the oracle")
+    return worst
+
+
+def check_bench_gpu(spec, source, filename) -> Dict[str, Any]:
+    module = spec["module"]
+    shape = spec["bench_shapes"][0]
+    sizes = sizes_of(shape)
+    overrides = {g: sizes[g] for g in module.get("globals", [])}
+    declared = module.get("bench_precision", module.get("precision", "f64"))
+    result = {}
+    for label, dtype in (("f32", torch.float32), (declared, TORCH_DTYPES[declared])):
+        if label in result:
+            continue
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        try:
+            mp = ModuleProblem(source, filename, overrides, device=torch.device("cuda"))
+            forward, state = _inputs(spec, sizes, 1.0, "cuda", seed=7)
+            t0 = time.time()
+            mp.run(forward, state, dtype)
+            torch.cuda.synchronize()
+            result[label] = {"ok": True, "seconds": round(time.time() - t0, 3),
+                             "peak_gb": round(torch.cuda.max_memory_allocated() / 1e9, 2)}
+        except (RuntimeError, ModuleProblemError) as exc:  # OOM is a RuntimeError in 1.13
+            result[label] = {"ok": False, "error": str(exc)[:300]}
+        finally:
+            mp = forward = state = None  # noqa: F841 - free before the next precision
+            torch.cuda.empty_cache()
+    return result
+
+
+def check_problem(problem_dir: Path, root: Path, use_gpu: bool) -> Dict[str, Any]:
+    name = str(problem_dir.relative_to(root))
+    started = time.time()
+    entry: Dict[str, Any] = {"problem": name, "ok": False, "shapes": 0, "worst": 0.0}
+    try:
+        spec = load(problem_dir)
+        entry["problem"] = spec.get("name", name)
+        source = (problem_dir / spec["reference"]["module"]).read_text()
+        filename = f"{spec.get('name', name)}/{spec['reference']['module']}"
+        for shape in spec["test_shapes"]:
+            entry["worst"] = max(entry["worst"], check_test_shape(spec, source, filename, shape))
+            entry["shapes"] += 1
+        if use_gpu:
+            entry["gpu"] = check_bench_gpu(spec, source, filename)
+            bad = [k for k, v in entry["gpu"].items() if not v["ok"]]
+            if bad:
+                raise CheckFailed(f"bench shape on the GPU failed in {', '.join(bad)}: "
+                                  f"{entry['gpu'][bad[0]]['error']}")
+        entry["ok"] = True
+    except (CheckFailed, ModuleProblemError, KeyError, ValueError, OSError,
+            tomllib.TOMLDecodeError) as exc:
+        entry["error"] = f"{type(exc).__name__}: {exc}" if not isinstance(
+            exc, (CheckFailed, ModuleProblemError)) else str(exc)
+    entry["seconds"] = round(time.time() - started, 2)
+    return entry
+
+
+def module_problems(root: Path) -> List[Path]:
+    found = []
+    for toml_path in sorted(root.rglob("problem.toml")):
+        try:
+            with open(toml_path, "rb") as f:
+                spec = tomllib.load(f)
+        except (OSError, tomllib.TOMLDecodeError):
+            found.append(toml_path.parent)  # reported as a failure by check_problem
+            continue
+        if "module" in spec.get("reference", {}):
+            found.append(toml_path.parent)
+    return found
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="check_problems.py", description=__doc__.split(
+        "\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example: /usr/bin/python3 worker/oracle/check_problems.py problems/kernelbench "
+               "--json /tmp/check.json")
+    parser.add_argument("dir", metavar="DIR", type=Path, help="a folder of problem folders")
+    parser.add_argument("--json", metavar="FILE", type=Path, help="write every result here")
+    parser.add_argument("--only", action="append", default=[],
+                        help="check only problems whose name contains this (repeatable)")
+    parser.add_argument("--no-gpu", action="store_true", help="skip the bench-shape GPU run")
+    args = parser.parse_args(argv)
+    if not args.dir.is_dir():
+        print(f"check_problems.py: {args.dir} is not a folder", file=sys.stderr)
+        return 2
+    torch_compat.install()
+    problems = [p for p in module_problems(args.dir)
+                if not args.only or any(o in str(p) for o in args.only)]
+    if not problems:
+        print(f"check_problems.py: no problem with [reference] module under {args.dir}",
+              file=sys.stderr)
+        return 2
+    use_gpu = torch.cuda.is_available() and not args.no_gpu
+    print(f"{'problem':70} {'result':6} {'shapes':>6} {'worst':>7} {'s':>6}  gpu/error")
+    results = []
+    for p in problems:
+        r = check_problem(p, args.dir, use_gpu)
+        results.append(r)
+        gpu = " ".join(f"{k}:{'ok' if v['ok'] else 'FAIL'}"
+                       f"({v.get('peak_gb', '-')} GB)" for k, v in r.get("gpu", {}).items())
+        print(f"{r['problem'][:70]:70} {'ok' if r['ok'] else 'FAIL':6} {r['shapes']:6d} "
+              f"{r['worst']:7.3f} {r['seconds']:6.1f}  {r.get('error', gpu)}", flush=True)
+    failed = [r for r in results if not r["ok"]]
+    print(f"\n{len(results) - len(failed)} passed, {len(failed)} failed of {len(results)} "
+          f"module problems ({'with' if use_gpu else 'without'} the GPU bench check)")
+    if args.json:
+        args.json.write_text(json.dumps({"passed": len(results) - len(failed),
+                                         "failed": len(failed), "gpu": use_gpu,
+                                         "problems": results}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

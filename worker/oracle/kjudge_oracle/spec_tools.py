@@ -1,0 +1,98 @@
+"""What the judge does with a spec's tensors, in PyTorch: draw inputs from `init`, compare outputs.
+
+Shared by deploy/kernelbench/import_kernelbench.py and worker/oracle/check_problems.py, so the
+importer's numerical checks and the catalog checker test what the judge will test.
+
+Contract:
+  * draw(dtype, init, shape, scale, generator, device) follows worker/judge/device_utilities.h:
+    values from `init` (normal: mean, std; uniform: low, high), both multiplied by `scale` for
+    float dtypes unless init has scalable = false; integer dtypes round to nearest (ties to
+    even) and never scale. The random stream differs from the judge's (splitmix64); the
+    distribution is the same.
+  * compare(out, ref, atol, rtol, rel_l2) is the judge's test: every element
+    |out - ref| <= atol + rtol * |ref| (non-finite values fail) and ||out - ref|| / ||ref||
+    <= rel_l2. It returns (ok, worst) with worst = the largest ratio of error to its bound.
+  * eval_size_expr(text, sizes) evaluates a spec size expression (+ - * / % parentheses, cdiv,
+    min, max; integer arithmetic, / truncating) over a shape's sizes.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any, Dict, Mapping, Sequence, Tuple
+
+import torch
+
+TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16,
+                "bf16": torch.bfloat16, "i32": torch.int32, "i64": torch.int64,
+                "u8": torch.uint8, "i8": torch.int8}
+SPEC_DTYPES = {v: k for k, v in TORCH_DTYPES.items()}
+FLOAT_DTYPES = ("f32", "f64", "f16", "bf16")
+
+
+def draw(dtype: str, init: Mapping[str, Any], shape: Sequence[int], scale: float,
+         generator: Any, device: Any = "cpu") -> torch.Tensor:
+    """A tensor of `dtype` drawn from `init` as the judge draws it (see the module contract)."""
+    s = scale if dtype in FLOAT_DTYPES and init.get("scalable", True) else 1.0
+    base = torch.empty(list(shape), dtype=torch.float64, device=device)
+    if init.get("dist") == "normal":
+        base.normal_(float(init["mean"]) * s, float(init["std"]) * s, generator=generator)
+    else:
+        base.uniform_(float(init["low"]) * s, float(init["high"]) * s, generator=generator)
+    if dtype in FLOAT_DTYPES:
+        return base.to(TORCH_DTYPES[dtype])
+    return torch.round(base).to(TORCH_DTYPES[dtype])
+
+
+def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float,
+            rel_l2: float) -> Tuple[bool, float]:
+    """The judge's comparison; (ok, worst ratio of error to bound)."""
+    o, r = out.detach().double().flatten().cpu(), ref.detach().double().flatten().cpu()
+    if o.numel() == 0:
+        return True, 0.0
+    if not (torch.isfinite(r).all() and torch.isfinite(o).all()):
+        return False, math.inf
+    diff = (o - r).abs()
+    elem = float((diff / (atol + rtol * r.abs())).max()) if atol + rtol > 0 else 0.0
+    norm = float(torch.linalg.norm(r))
+    err = float(torch.linalg.norm(o - r))
+    l2 = (err / norm if norm > 0 else err) / rel_l2 if rel_l2 > 0 else 0.0
+    worst = max(elem, l2)
+    return worst <= 1.0, worst
+
+
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+           ast.Mult: lambda a, b: a * b, ast.Mod: lambda a, b: a % b,
+           ast.Div: lambda a, b: int(a / b), ast.FloorDiv: lambda a, b: a // b}
+_CALLS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
+
+
+def eval_size_expr(text: str, sizes: Mapping[str, int]) -> int:
+    """A spec size expression's value at `sizes` (ValueError names the unknown size)."""
+    def ev(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in sizes:
+                raise ValueError(f"unknown size '{node.id}' in '{text}'")
+            return int(sizes[node.id])
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            return _BINOPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in _CALLS:
+            return _CALLS[node.func.id](*[ev(a) for a in node.args])
+        raise ValueError(f"unsupported expression '{text}'")
+    return ev(ast.parse(text, mode="eval"))
+
+
+def shape_of(dims: Sequence[str], sizes: Mapping[str, int]) -> Tuple[int, ...]:
+    return tuple(eval_size_expr(str(d), sizes) for d in dims)
+
+
+def sizes_of(shape: Mapping[str, Any]) -> Dict[str, int]:
+    """A spec shape's sizes (input_scale removed)."""
+    return {k: int(v) for k, v in shape.items() if k != "input_scale"}
