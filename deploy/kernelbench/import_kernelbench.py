@@ -7,8 +7,10 @@ Usage: /usr/bin/python3 deploy/kernelbench/import_kernelbench.py KERNELBENCH_DIR
 For every KERNELBENCH_DIR/level{1,2,3}/<stem>.py it writes OUT/level<L>/<stem>/ with
 reference.py (the file, copied; see FIXES for the few files changed programmatically),
 problem.toml (common/problem_spec.h plus the [module] section of docs/pytorch-problems.md) and
-starter.cu (a kernel skeleton whose plan names the real tensors and sizes). It never commits or
-stores KernelBench's text anywhere else.
+starter.cu (a kernel skeleton whose plan names the real tensors and sizes), and solution.cu
+with `example = "solution.cu"` where we wrote an example solution (--examples, default
+problems/kernelbench/examples/level<L>/<stem>.cu: our own code). It never commits or stores
+KernelBench's text anywhere else.
 
 How a problem is derived (docs/pytorch-problems.md section 5 has the frozen naming rules):
   * The module is built at its own globals (the bench shape) on the CPU and run on the `meta`
@@ -56,6 +58,8 @@ if torch is not None:
     from kjudge_oracle import torch_compat
 
 LEVELS = (1, 2, 3)
+EXAMPLE_LINE = ('example = "solution.cu"  # ours: problems/kernelbench/examples/level<L>/'
+                '<name>.cu, copied by the importer')
 DTYPES = {}  # torch dtype -> spec dtype, filled in _init_dtypes()
 CTYPES = {"f32": "float", "f64": "double", "f16": "__half", "bf16": "__nv_bfloat16",
           "i32": "int", "i64": "long long", "u8": "unsigned char", "i8": "signed char"}
@@ -452,6 +456,7 @@ class Imported:
     seconds: float = 0.0
     test_shapes: int = 0
     notes: List[str] = field(default_factory=list)
+    example: bool = False  # solution.cu copied from our examples folder
 
 
 def module_int_globals(source: str, namespace: Dict[str, Any]) -> Tuple[List[str], set]:
@@ -497,7 +502,10 @@ def candidate_shapes(ints: List[str], values: Dict[str, int], varied: List[str])
     return ladders
 
 
-def import_problem(path: Path, level: int, out_root: Path) -> Imported:
+def import_problem(path: Path, level: int, out_root: Path,
+                   examples: Optional[Path] = None) -> Imported:
+    """Imports one file into out_root/level<L>/<stem>/; with `examples`, our own example solution
+    examples/level<L>/<stem>.cu (when it exists) becomes the problem's solution.cu."""
     stem = path.stem
     name = f"kernelbench/level{level}/{stem}"
     started = time.time()
@@ -508,11 +516,22 @@ def import_problem(path: Path, level: int, out_root: Path) -> Imported:
         result.notes = notes
         filename = f"{name}/reference.py"
         spec = build_spec(source, filename, level, stem, result)
+        example = examples / f"level{level}" / f"{stem}.cu" if examples else None
+        example_text = example.read_text() if example and example.is_file() else None
+        toml = spec["toml"]
+        if example_text is not None:  # a top-level key: before the first [table]
+            toml = toml.replace("\n[[tensor]]", f"\n{EXAMPLE_LINE}\n\n[[tensor]]", 1)
         directory = out_root / f"level{level}" / stem
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "reference.py").write_text(source)
-        (directory / "problem.toml").write_text(spec["toml"])
+        (directory / "problem.toml").write_text(toml)
         (directory / "starter.cu").write_text(spec["starter"])
+        solution = directory / "solution.cu"
+        if example_text is not None:
+            solution.write_text(example_text)
+            result.example = True
+        elif solution.exists():  # an example removed since the last import
+            solution.unlink()
         result.status = "imported"
     except SkipProblem as exc:
         result.reason = str(exc)
@@ -999,6 +1018,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="comma-separated levels to import (default 1,2,3)")
     parser.add_argument("--only", action="append", default=[],
                         help="import only files with this stem (repeatable), e.g. 19_ReLU")
+    parser.add_argument("--examples", type=Path, default=REPO / "problems" / "kernelbench" /
+                        "examples",
+                        help="our example solutions, EXAMPLES/level<L>/<name>.cu, copied into "
+                             "the problem as solution.cu with example = \"solution.cu\" "
+                             "(default: problems/kernelbench/examples of this repository)")
     parser.add_argument("--json", action="store_true",
                         help="print the report as JSON on stdout (progress goes to stderr)")
     return parser.parse_args(argv)
@@ -1035,7 +1059,7 @@ def main(argv: Sequence[str]) -> int:
         for path in files:
             if args.only and path.stem not in args.only:
                 continue
-            r = import_problem(path, level, args.out)
+            r = import_problem(path, level, args.out, args.examples)
             results.append(r)
             line = f"[{r.status:8}] {r.name} ({r.seconds:.1f} s)"
             if r.reason:
@@ -1045,6 +1069,7 @@ def main(argv: Sequence[str]) -> int:
     summary = {
         "imported": sum(r.status == "imported" for r in results),
         "skipped": sum(r.status == "skipped" for r in results),
+        "with_example": sum(r.example for r in results),
         "by_level": {str(level): {
             "imported": sum(r.status == "imported" for r in results if r.level == level),
             "skipped": sum(r.status == "skipped" for r in results if r.level == level)}

@@ -18,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "importer" / "fixtures"
+EXAMPLES = FIXTURES / "examples"  # our example solutions' layout: level<L>/<name>.cu
 IMPORTER = ROOT / "deploy" / "kernelbench" / "import_kernelbench.py"
 CHECKER = ROOT / "worker" / "oracle" / "check_problems.py"
 
@@ -89,12 +90,16 @@ def main():
                              capture_output=True, text=True)
         expect(bad.returncode == 1 and "level2" in bad.stdout,
                f"a missing level folder exits 1 and names it (rc {bad.returncode})")
+        stale = out / "level1" / "2_MyLinear" / "solution.cu"  # from an earlier import
+        stale.parent.mkdir(parents=True, exist_ok=True)
+        stale.write_text("// an example that no longer exists\n")
         run = subprocess.run([sys.executable, IMPORTER, FIXTURES, out, "--levels", "1",
-                              "--json"], capture_output=True, text=True)
+                              "--examples", EXAMPLES, "--json"], capture_output=True, text=True)
         expect(run.returncode == 0, f"importer exit 0 (rc {run.returncode}: {run.stderr[-500:]})")
         report = json.loads(run.stdout)
         expect(report["summary"]["imported"] == 5 and report["summary"]["skipped"] == 0,
                f"all 5 fixtures imported: {report['summary']}")
+        expect(report["summary"]["with_example"] == 1, f"one example: {report['summary']}")
 
         for stem, (names, sizes) in EXPECTED.items():
             d = out / "level1" / stem
@@ -105,6 +110,14 @@ def main():
             expect(spec["sizes"] == sizes, f"{stem}: sizes {spec['sizes']}")
             expect(2 <= len(spec["test_shapes"]) <= 5, f"{stem}: 2-5 test shapes")
             expect(spec["reference"]["module"] == "reference.py", f"{stem}: [reference] module")
+            example = EXAMPLES / "level1" / f"{stem}.cu"
+            if example.exists():
+                expect(spec.get("example") == "solution.cu" and
+                       (d / "solution.cu").read_text() == example.read_text(),
+                       f"{stem}: our example is copied as solution.cu and named by the spec")
+            else:
+                expect("example" not in spec and not (d / "solution.cu").exists(),
+                       f"{stem}: no example, no solution.cu (a stale one is removed)")
             source = (d / "reference.py").read_text()
             expect(source == (FIXTURES / "level1" / f"{stem}.py").read_text(),
                    f"{stem}: reference.py is the file, unchanged")
