@@ -22,7 +22,12 @@ How a problem is derived (docs/pytorch-problems.md section 5 has the frozen nami
     trying a ladder of candidates until one builds, runs on the CPU in float64 within the time
     budget, and float32 PyTorch agrees with it within the spec tolerance.
   * Every tensor dimension is named by the first int global (source order) whose value it equals
-    at every shape, else `<tensor>_d<i>` (a derived size, listed at every shape).
+    at every shape, else `<tensor>_d<i>` (a derived size, listed at every shape). Globals equal
+    at every shape (level1/54: in_channels = kernel_size = 3) are told apart first: the size
+    one is varied in an extra test shape, a structural one (kernel size, stride: constants an
+    example may hard-code) only in a meta-run probe used for naming (naming_probes).
+  * Skipped: modules whose output depends on dropout's random mask in training mode (a kernel
+    cannot reproduce PyTorch's random stream); modules no test shape of which runs on the CPU.
   * FLOPs: a TorchDispatchMode counter on the meta run: 2 * MACs for mm/addmm/bmm/baddbmm/
     convolution, one per output element for every other computing op (views, copies and
     factories count 0). bytes = the bytes of every input (parameters included) and output.
