@@ -771,7 +771,10 @@ def naming_probes(source: str, filename: str, level: int, ints: List[str],
     size_probes: Dict[str, Tuple[int, ShapeRun]] = {}
     probes: List[ShapeRun] = []
     for group in collision_groups(ints, values, runs):
-        if tuple(_values_at(r, ints, values)[group[0]] for r in runs) not in dim_values:
+        together = tuple(_values_at(r, ints, values)[group[0]] for r in runs)
+        # Extent 1 at every shape is a constant (a depthwise weight's channel axis), not a
+        # global; its frozen name stays the first global of value 1.
+        if together not in dim_values or set(together) == {1}:
             continue
         order = sorted((g for g in group if g not in read),
                        key=lambda g: (bool(FIXED_NAME.search(g)), group.index(g)))
@@ -861,23 +864,26 @@ def _forward_source(source: str) -> str:
 
 # ----------------------------------------------------------------------------- rendering
 
-def name_dims(ints: List[str], runs: List[ShapeRun], kind: str) -> Dict[str, List[str]]:
+def name_dims(ints: List[str], runs: List[ShapeRun], kind: str,
+              probes: Sequence[ShapeRun] = ()) -> Dict[str, List[str]]:
     """Per tensor, the size name of every dimension (frozen rule: first int global, in source
-    order, equal at every shape; else <tensor>_d<i>)."""
+    order, equal at every shape; else <tensor>_d<i>). Where several globals qualify, the
+    meta-only `probes` (naming_probes) narrow them to those the dimension still equals there;
+    they never rename a dimension only one global qualifies for."""
     names: Dict[str, List[str]] = {}
     first = runs[0]
     for idx, t in enumerate(getattr(first, kind)):
         dims = []
         for i in range(len(t.dims)):
-            chosen = None
-            for g in ints:
-                if all(getattr(r, kind)[idx].dims[i] == _global_value(r, g) for r in runs):
-                    chosen = g
-                    break
-            dims.append(chosen or f"{t.name}_d{i}")
+            follows = [g for g in ints
+                       if all(getattr(r, kind)[idx].dims[i] == _global_value(r, g) for r in runs)]
+            narrowed = [g for g in follows
+                        if all(getattr(p, kind)[idx].dims[i] == _global_value(p, g)
+                               for p in probes)]
+            chosen = (narrowed or follows or [f"{t.name}_d{i}"])[0]
+            dims.append(chosen)
         names[t.name] = dims
     return names
-
 
 def _global_value(run: ShapeRun, g: str) -> int:
     return run.overrides.get(g, GLOBAL_DEFAULTS[g])
@@ -893,7 +899,7 @@ def render(source, level, stem, ints, values, bench, tests, stress, infos, tol, 
     runs = [bench] + tests
     dim_names: Dict[str, List[str]] = {}
     for kind in ("inputs", "state", "outputs"):  # probes: naming only (naming_probes)
-        dim_names.update(name_dims(ints, runs + list(probes), kind))
+        dim_names.update(name_dims(ints, runs, kind, probes))
     tensors = bench.inputs + bench.state + bench.outputs
     varied = [g for g in ints if any(g in t.overrides for t in tests)]
     used = {d for dims in dim_names.values() for d in dims}
