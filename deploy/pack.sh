@@ -116,6 +116,8 @@ chmod -R a+rX "$OUT/share"
 # The PyTorch oracle's package (sources only: no __pycache__ from a build tree's test runs).
 mkdir -p "$OUT/share/kjudge/oracle/kjudge_oracle"
 cp "$ROOT"/worker/oracle/kjudge_oracle/*.py "$OUT/share/kjudge/oracle/kjudge_oracle/"
+# The catalog checker (worker/oracle/check_problems.py: every module problem on this host's GPU).
+cp "$ROOT"/worker/oracle/check_problems.py "$OUT/share/kjudge/oracle/"
 chmod -R a+rX "$OUT/share/kjudge/oracle"
 [[ -f "$OUT/share/kjudge/oracle/kjudge_oracle/__main__.py" ]] || die "oracle package missing from $OUT/share/kjudge"
 cp -R "$ROOT/problems" "$OUT/problems"
