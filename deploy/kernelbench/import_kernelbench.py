@@ -258,6 +258,10 @@ def infer_input_init(t: Any, made: Optional[Tuple[str, Tuple[Any, ...]]]) -> Tup
     values = t.detach().double().flatten()
     lo, hi = float(values.min()), float(values.max())
     distinct = torch.unique(values)
+    if hi - lo < 1e-12:  # one value in every draw: the spec needs low < high
+        w = max(0.1 * abs(lo), 0.1)
+        return dtype, {"dist": "uniform", "low": lo - w, "high": lo + w}, \
+            f"KernelBench passes the constant {lo:g}; here uniform within 10% of it"
     if distinct.numel() <= 2:
         return dtype, {"dist": "uniform", "low": lo, "high": hi}, \
             (f"KernelBench draws only the values {sorted(float(v) for v in distinct)}; here "
@@ -835,10 +839,19 @@ def real_input_inits(source: str, filename: str, overrides: Dict[str, int]):
     with RandomTracer(meta=False) as tracer:
         sample = list(namespace["get_inputs"]())
         made = dict(tracer.made)
+    # Values-derived inits read a few more draws: at a small test shape (batch_size 1) one
+    # draw of level1/100's targets (+-1) may hold a single value.
+    extra = []
+    for seed in range(1, 8):
+        torch.manual_seed(seed)
+        extra.append(list(namespace["get_inputs"]()))
     inits = []
-    for item in sample:
+    for i, item in enumerate(sample):
         if isinstance(item, torch.Tensor):
-            inits.append(infer_input_init(item, made.get(id(item))))
+            how = made.get(id(item))
+            if how is None:
+                item = torch.cat([item.flatten()] + [e[i].flatten() for e in extra])
+            inits.append(infer_input_init(item, how))
         else:  # a Python number: a 0-d tensor near its value (see as_tensor_input)
             v = float(item)
             w = max(0.1 * abs(v), 0.1)
