@@ -610,14 +610,20 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
     tests: List[ShapeRun] = []
     state = {"tol": TOL_LADDER[0] if level < 3 else TOL_LADDER[1], "input_inits": None,
              "reasons": []}
+    too_big = False  # every later rung and ladder only has larger sizes
     for ladder in ladders:
-        for overrides in ladder:
+        if too_big:
+            break
+        for rung, overrides in enumerate(ladder):
             if any(overrides == t.overrides for t in tests):
                 break
             run = try_test_shape(source, filename, level, bench, overrides, infos, state,
                                  strict=True)
             if run is not None:
                 tests.append(run)
+                break
+            if state["reasons"][-1].endswith("too slow for the CPU"):  # FLOPs/elements
+                too_big = rung == 0
                 break
     if not tests and any("too slow for the CPU" not in r and "CPU s (budget" not in r
                          for r in state["reasons"]):  # holding sizes only makes runs bigger
