@@ -410,6 +410,18 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   return std::optional<LeasedJob>(std::move(leased));
 }
 
+absl::StatusOr<int64_t> JobStore::RouteQueuedJobs(const std::vector<std::string>& torch_only) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "UPDATE jobs SET needs_torch = NOT needs_torch WHERE state = 1 AND "
+      "needs_torch != (compile_only = 0 AND problem IN (SELECT value FROM json_each(?1)))");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, nlohmann::json(torch_only).dump());
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return db.Changes();
+}
+
 absl::StatusOr<bool> JobStore::Renew(const LeaseRef& lease) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;

@@ -131,6 +131,11 @@ class JobStore {
   // nullopt when nothing is queued for this worker, or when the key that registered the
   // worker is revoked (checked in the same transaction, so a long poll that began before the
   // revocation leases nothing after it).
+  // Sets needs_torch of every queued job from the catalog the server loaded: 1 exactly for the
+  // not-compile-only jobs of `torch_only` problems (no CUDA reference). So a catalog changed
+  // between runs (a problem gained or lost its reference.cu) routes its waiting jobs by what
+  // the problem is now. Returns how many jobs changed.
+  absl::StatusOr<int64_t> RouteQueuedJobs(const std::vector<std::string>& torch_only);
   // can_run_gpu: the worker times jobs (not compile-only); can_run_torch: it also has the
   // PyTorch oracle (GpuInfo.torch_version), so it may take needs_torch jobs.
   absl::StatusOr<std::optional<LeasedJob>> LeaseNext(const std::string& worker_id, bool can_run_gpu,

@@ -171,6 +171,30 @@ TEST_F(JobStoreTest, JobsThatNeedPyTorchGoOnlyToWorkersWithIt) {
   EXPECT_FALSE(torch->has_value());
 }
 
+// The catalog changed between runs: queued jobs are routed by what their problem is now.
+TEST_F(JobStoreTest, QueuedJobsAreReroutedByTheCurrentCatalog) {
+  const int64_t relu = Enqueue();                 // level1/19_ReLU, routed as CUDA
+  const int64_t relu_compile = Enqueue(true);
+  // 19_ReLU lost its reference.cu: its judged job now needs PyTorch, its compile-only one not.
+  absl::StatusOr<int64_t> changed = store_->RouteQueuedJobs({"level1/19_ReLU", "level2/other"});
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(*changed, 1);
+  std::optional<LeasedJob> leased = Lease("plain");
+  ASSERT_TRUE(leased);
+  EXPECT_EQ(leased->id, relu_compile);
+  EXPECT_FALSE(Lease("plain"));
+  // And back: it gained one again.
+  changed = store_->RouteQueuedJobs({});
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(*changed, 1);
+  leased = Lease("plain");
+  ASSERT_TRUE(leased);
+  EXPECT_EQ(leased->id, relu);
+  changed = store_->RouteQueuedJobs({});
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(*changed, 0);
+}
+
 TEST_F(JobStoreTest, SourceIsStoredOncePerHash) {
   Enqueue(false, "same");
   Enqueue(false, "same");
