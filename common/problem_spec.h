@@ -69,6 +69,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -137,6 +138,19 @@ struct LibraryBaselineSpec {
   std::map<std::string, std::string> params;
 };
 
+// [reference] module + [module] of a problem defined by a PyTorch module
+// (docs/pytorch-problems.md §1): how the oracle binds reference.py to the spec's names.
+// module_file is "" when the problem has no module.
+struct ModuleBinding {
+  std::string module_file;                  // [reference] module, e.g. "reference.py"
+  std::vector<std::string> globals;         // sizes that are int globals of the module
+  std::vector<std::string> forward;         // "in" tensors passed to forward, in order
+  std::vector<std::pair<std::string, std::string>> parameters;  // state_dict key -> "in" tensor
+  std::vector<std::string> outputs;         // "out" tensors, in forward's return order
+  std::string precision = "f64";            // the oracle's arithmetic: "f64" or "f32"
+  std::string bench_precision;              // at bench shapes; "": precision
+};
+
 struct ProblemSpec {
   std::string name;
   int level = 1;
@@ -153,6 +167,7 @@ struct ProblemSpec {
   CostModel cost;
   std::vector<LibraryBaselineSpec> baselines;
   std::string example_file;  // "" when none
+  ModuleBinding module;      // module_file "" when the problem has no reference.py
 
   // Sizes of `shape` plus every scalar: what plan and shape expressions are evaluated against.
   Bindings BindingsFor(const Shape& shape) const;
