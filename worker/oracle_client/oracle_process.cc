@@ -417,4 +417,38 @@ absl::StatusOr<CompileState> OracleProcess::Compile(const std::string& key) {
   return state;
 }
 
+void OracleKeeper::Begin() {
+  absl::StatusOr<std::unique_ptr<OracleProcess>> p = OracleProcess::Spawn(options_);
+  if (!p.ok()) {
+    why_not_ = std::string(p.status().message());
+    return;
+  }
+  process_ = *std::move(p);
+}
+
+void OracleKeeper::Finish() {
+  if (process_ == nullptr) return;
+  absl::StatusOr<OracleHello> hello = process_->AwaitHello();
+  if (!hello.ok()) {
+    why_not_ = std::string(hello.status().message());
+    process_.reset();
+    return;
+  }
+  torch_ = hello->torch;
+  why_not_.clear();
+}
+
+absl::StatusOr<OracleProcess*> OracleKeeper::Get() {
+  if (!available()) {
+    return absl::FailedPreconditionError("this runner has no PyTorch oracle: " + why_not_);
+  }
+  if (process_ != nullptr && process_->alive()) return process_.get();
+  loaded_.clear();
+  process_.reset();
+  absl::StatusOr<std::unique_ptr<OracleProcess>> p = OracleProcess::Start(options_);
+  if (!p.ok()) return p.status();
+  process_ = *std::move(p);
+  return process_.get();
+}
+
 }  // namespace kjudge::oracle

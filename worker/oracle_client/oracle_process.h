@@ -145,6 +145,32 @@ class OracleProcess {
   OracleHello hello_;
 };
 
+// OracleKeeper: the runner's one oracle across jobs. Begin() spawns it (at start-up, before the
+// GPU is measured); Finish() waits for its hello and keeps the torch version (or why there is
+// none). Get() hands out the live oracle, starting a new one (waiting for its hello) when the
+// last was killed or died; an oracle that never started gives "this runner has no PyTorch
+// oracle: <why>" every time, without trying again. loaded() is the set of `load` keys the
+// current oracle process holds (cleared when it is replaced), so a job loads each shape once.
+class OracleKeeper {
+ public:
+  explicit OracleKeeper(OracleOptions options) : options_(std::move(options)) {}
+  void Begin();
+  void Finish();
+  void Disable(std::string why) { why_not_ = std::move(why); }
+  const std::string& torch_version() const { return torch_; }
+  const std::string& why_not() const { return why_not_; }
+  bool available() const { return !torch_.empty(); }
+  absl::StatusOr<OracleProcess*> Get();
+  std::vector<std::string>& loaded() { return loaded_; }
+
+ private:
+  OracleOptions options_;
+  std::unique_ptr<OracleProcess> process_;
+  std::string torch_;
+  std::string why_not_ = "not started";
+  std::vector<std::string> loaded_;
+};
+
 // The tensors as the protocol's T objects, each "fd" indexing `fds` (appended to).
 nlohmann::json TensorsJson(const std::vector<OracleTensor>& tensors, std::vector<int>* fds);
 
