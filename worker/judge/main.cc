@@ -173,7 +173,7 @@ struct ServeOptions {
 // served here.
 void BeginOracle(const ServeOptions& serve, bool has_gpu, oracle::OracleKeeper& keeper) {
   if (serve.no_oracle) return keeper.Disable("--no-oracle");
-  if (!has_gpu) return keeper.Disable("no GPU (compile-only)");
+  if (!has_gpu) return keeper.Disable("no GPU on this runner, or --compile-only");
   keeper.Begin();
 }
 
