@@ -251,7 +251,16 @@ absl::StatusOr<nlohmann::json> OracleProcess::Receive(const std::string& op,
                   true);
     }
   }
-  std::string buffer(kMaxPacketBytes + 1, '\0');
+  // The packet's real length first (MSG_TRUNC with MSG_PEEK), so a reply costs its own size.
+  ssize_t length = 0;
+  do {
+    length = recv(socket_.get(), nullptr, 0, MSG_PEEK | MSG_TRUNC);
+  } while (length < 0 && errno == EINTR);
+  if (length < 0) {
+    if (errno == ECONNRESET) return Gone(op);
+    return Fail(op, Errno("receiving the reply"), true);
+  }
+  std::string buffer(std::min(static_cast<size_t>(length), kMaxPacketBytes) + 1, '\0');
   iovec iov{buffer.data(), buffer.size()};
   msghdr msg{};
   msg.msg_iov = &iov;
