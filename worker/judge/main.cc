@@ -216,6 +216,9 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   oracle::OracleOptions oracle_options;
   oracle_options.python = serve.oracle_python;
   oracle_options.request_timeout = std::chrono::milliseconds(serve.oracle_timeout_ms);
+  // Well inside the worker's 60 s wait for the Hello (runner_supervisor.h), GPU set-up included:
+  // an oracle slower than this leaves the runner without one (torch_version "").
+  oracle_options.hello_timeout = std::chrono::milliseconds(30000);
   oracle::OracleKeeper oracle(oracle_options);
   BeginOracle(serve, gpu.has_gpu && !options.compile_only, oracle);
   if (gpu.has_gpu) {
