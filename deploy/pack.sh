@@ -14,6 +14,8 @@
 #   share/kjudge/std_headers/  kjudge's NVRTC standard headers (<cmath>, <cfloat>, <cstdint>...;
 #              worker/compiler/std_headers/README.md): kjudge-compiler finds them at
 #              bin/../share/kjudge/std_headers and reads nothing else but the CUDA include tree
+#   share/kjudge/oracle/  the PyTorch oracle package (worker/oracle/kjudge_oracle, *.py only):
+#              kjudge-runner runs it with PYTHONPATH=bin/../share/kjudge/oracle
 #   problems/  the problem catalog
 #   tests/gpu/ the GPU test suite (run_suite.sh, cases/, run_catalog.sh, run_corpus.sh)
 #   tests/corpus/ the kernel corpus that tests/gpu/run_corpus.sh judges
@@ -107,6 +109,9 @@ fi
 # ---- data: the compiler's standard headers, problems and the GPU suite ----
 mkdir -p "$OUT/share/kjudge"
 cp -R "$ROOT/worker/compiler/std_headers" "$OUT/share/kjudge/std_headers"
+# The PyTorch oracle's package (docs/pytorch-problems.md §3): sources only, no caches.
+mkdir -p "$OUT/share/kjudge/oracle/kjudge_oracle"
+cp "$ROOT"/worker/oracle/kjudge_oracle/*.py "$OUT/share/kjudge/oracle/kjudge_oracle/"
 # The compiler runs as nobody when the worker runs as root: the headers must be world-readable.
 chmod -R a+rX "$OUT/share"
 [[ -f "$OUT/share/kjudge/std_headers/cmath" ]] || die "std_headers missing from $OUT/share/kjudge"
