@@ -628,22 +628,40 @@ void BindFinished(Statement& stmt, const std::map<std::string, std::string>& tag
   }
 }
 
+// One job_metrics row (columns 3..6: kind, label, baseline, value) into the result it came from.
+void AddMetricRow(const Statement& row, v1::JobResult* result) {
+  switch (row.ColumnInt(3)) {
+    case 0: result->set_gpu(row.ColumnText(4)); break;
+    case 1: {
+      v1::ShapeTiming* timing = result->add_timings();
+      timing->set_shape(row.ColumnText(4));
+      timing->mutable_timing()->set_median_us(row.ColumnDouble(6));
+      break;
+    }
+    case 2: {
+      v1::Speedup* speedup = result->add_speedups();
+      speedup->set_shape(row.ColumnText(4));
+      speedup->set_baseline(row.ColumnText(5));
+      speedup->set_speedup(row.ColumnDouble(6));
+      break;
+    }
+    default: break;  // a kind this server does not know (a newer schema's): not for stats
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
     const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
   std::lock_guard lock(shared_->mutex);
-  // Only what ComputeStats reads comes back, extracted by SQLite from one parse of each result:
-  // its verdict, problem, GPU, speedups, and the candidate's median at each timed shape (the
-  // default denominator derives baseline times from them). Rows come per array element,
-  // grouped by job. So stats over 100,000 jobs parse no stored result in C++.
+  // Only what ComputeStats reads comes back: each job's verdict and problem, and its rows of
+  // job_metrics (schema/0006: GPU, medians, speedups, extracted from the result when it was
+  // stored), read through that table's primary key. So stats over 100,000 jobs parse no stored
+  // result, neither in SQLite nor in C++.
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
-      "SELECT j.id, j.verdict, j.problem, top.key, top.value, json_extract(e.value, '$.shape'), "
-      "json_extract(e.value, '$.baseline'), json_extract(e.value, '$.speedup'), "
-      "json_extract(e.value, '$.timing.median_us') FROM jobs j "
-      "LEFT JOIN json_each(j.result_json) top ON top.key IN ('gpu', 'speedups', 'timings') "
-      "LEFT JOIN json_each(CASE WHEN top.key != 'gpu' THEN top.value END) e WHERE ",
-      FinishedWhere(tags.size()), " ORDER BY j.id"));
+      "SELECT j.id, j.verdict, j.problem, m.kind, m.label, m.baseline, m.value FROM jobs j "
+      "LEFT JOIN job_metrics m ON m.job_id = j.id WHERE ",
+      FinishedWhere(tags.size()), " ORDER BY j.id, m.kind, m.idx"));
   if (!stmt.ok()) return stmt.status();
   BindFinished(*stmt, tags, problem_prefix, scope);
   std::vector<JudgedResult> out;
@@ -658,20 +676,7 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
       judged.problem = stmt->ColumnText(2);
       judged.result.set_verdict(static_cast<v1::Verdict>(stmt->ColumnInt(1)));
     }
-    v1::JobResult& result = out.back().result;
-    const std::string key = stmt->ColumnIsNull(3) ? "" : stmt->ColumnText(3);
-    if (key == "gpu") {
-      result.set_gpu(stmt->ColumnText(4));
-    } else if (key == "speedups" && !stmt->ColumnIsNull(7)) {
-      v1::Speedup* speedup = result.add_speedups();
-      speedup->set_shape(stmt->ColumnText(5));
-      speedup->set_baseline(stmt->ColumnText(6));
-      speedup->set_speedup(stmt->ColumnDouble(7));
-    } else if (key == "timings" && !stmt->ColumnIsNull(8)) {
-      v1::ShapeTiming* timing = result.add_timings();
-      timing->set_shape(stmt->ColumnText(5));
-      timing->mutable_timing()->set_median_us(stmt->ColumnDouble(8));
-    }
+    if (!stmt->ColumnIsNull(3)) AddMetricRow(*stmt, &out.back().result);
   }
   return out;
 }

@@ -1,0 +1,62 @@
+-- What stats read of each stored result, as rows (issue 13). GetStats and the dashboard's runs
+-- (JobStore::FinishedResults) need every counted result's GPU, the candidate's median at each
+-- timed shape and its speedups; extracting them from result_json with json_each on every read
+-- cost 230 ms per 20,000 jobs. These rows are extracted once, when the result is stored, by
+-- triggers (so in the same transaction as the state change, whoever writes the row), and read
+-- through the primary key. They are copies of stored values, nothing computed: speedups and
+-- denominators are still computed only by server/kernel_metrics.
+--   kind 0: the GPU that judged the job (label = JobResult.gpu; present only when set)
+--   kind 1: the candidate's median at a timed shape (label = shape, value = timing.median_us)
+--   kind 2: a speedup (label = shape, baseline, value = speedup)
+-- idx is the element's position in its result array, so rows come back in the stored order.
+CREATE TABLE job_metrics (
+  job_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  label TEXT NOT NULL,
+  baseline TEXT NOT NULL DEFAULT '',
+  value REAL,
+  PRIMARY KEY (job_id, kind, idx)
+) WITHOUT ROWID;
+
+-- The extraction, written once per trigger below and once for the backfill (SQLite triggers
+-- cannot share a view over NEW): keep the three in step.
+INSERT INTO job_metrics(job_id, kind, idx, label, baseline, value)
+  SELECT j.id, 0, 0, json_extract(j.result_json, '$.gpu'), '', NULL FROM jobs j
+  WHERE j.result_json IS NOT NULL AND json_extract(j.result_json, '$.gpu') IS NOT NULL
+  UNION ALL
+  SELECT j.id, 1, t.key, COALESCE(json_extract(t.value, '$.shape'), ''), '', json_extract(t.value, '$.timing.median_us')
+  FROM jobs j, json_each(j.result_json, '$.timings') t
+  WHERE j.result_json IS NOT NULL AND json_extract(t.value, '$.timing.median_us') IS NOT NULL
+  UNION ALL
+  SELECT j.id, 2, s.key, COALESCE(json_extract(s.value, '$.shape'), ''), COALESCE(json_extract(s.value, '$.baseline'), ''),
+         json_extract(s.value, '$.speedup')
+  FROM jobs j, json_each(j.result_json, '$.speedups') s
+  WHERE j.result_json IS NOT NULL AND json_extract(s.value, '$.speedup') IS NOT NULL;
+
+CREATE TRIGGER job_metrics_on_insert AFTER INSERT ON jobs WHEN new.result_json IS NOT NULL BEGIN
+  INSERT INTO job_metrics(job_id, kind, idx, label, baseline, value)
+    SELECT new.id, 0, 0, json_extract(new.result_json, '$.gpu'), '', NULL
+    WHERE json_extract(new.result_json, '$.gpu') IS NOT NULL
+    UNION ALL
+    SELECT new.id, 1, t.key, COALESCE(json_extract(t.value, '$.shape'), ''), '', json_extract(t.value, '$.timing.median_us')
+    FROM json_each(new.result_json, '$.timings') t WHERE json_extract(t.value, '$.timing.median_us') IS NOT NULL
+    UNION ALL
+    SELECT new.id, 2, s.key, COALESCE(json_extract(s.value, '$.shape'), ''), COALESCE(json_extract(s.value, '$.baseline'), ''),
+           json_extract(s.value, '$.speedup')
+    FROM json_each(new.result_json, '$.speedups') s WHERE json_extract(s.value, '$.speedup') IS NOT NULL;
+END;
+
+CREATE TRIGGER job_metrics_on_result AFTER UPDATE OF result_json ON jobs BEGIN
+  DELETE FROM job_metrics WHERE job_id = new.id;
+  INSERT INTO job_metrics(job_id, kind, idx, label, baseline, value)
+    SELECT new.id, 0, 0, json_extract(new.result_json, '$.gpu'), '', NULL
+    WHERE json_extract(new.result_json, '$.gpu') IS NOT NULL
+    UNION ALL
+    SELECT new.id, 1, t.key, COALESCE(json_extract(t.value, '$.shape'), ''), '', json_extract(t.value, '$.timing.median_us')
+    FROM json_each(new.result_json, '$.timings') t WHERE json_extract(t.value, '$.timing.median_us') IS NOT NULL
+    UNION ALL
+    SELECT new.id, 2, s.key, COALESCE(json_extract(s.value, '$.shape'), ''), COALESCE(json_extract(s.value, '$.baseline'), ''),
+           json_extract(s.value, '$.speedup')
+    FROM json_each(new.result_json, '$.speedups') s WHERE json_extract(s.value, '$.speedup') IS NOT NULL;
+END;
