@@ -60,3 +60,38 @@ CREATE TRIGGER job_metrics_on_result AFTER UPDATE OF result_json ON jobs BEGIN
            json_extract(s.value, '$.speedup')
     FROM json_each(new.result_json, '$.speedups') s WHERE json_extract(s.value, '$.speedup') IS NOT NULL;
 END;
+
+-- Every state change of a job, written by JobStore in the transaction of the change itself
+-- (issue 13: the job page's timeline). event: 'queued' (submitted), 'leased' (attempt, worker),
+-- 'stage' (the lease holder reported a new stage; soft state like progress), 'requeued'
+-- (lease expired, released or its worker's key revoked; detail says which), 'finished'
+-- (verdict; detail = the result's message, cut). attempt and worker_id are the job's at the
+-- event; stage and verdict are kjudge.v1 enum numbers, 0 where they do not apply.
+CREATE TABLE job_events (
+  id INTEGER PRIMARY KEY,
+  job_id INTEGER NOT NULL,
+  at_unix_ms INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  attempt INTEGER,
+  worker_id TEXT,
+  stage INTEGER NOT NULL DEFAULT 0,
+  verdict INTEGER NOT NULL DEFAULT 0,
+  detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX job_events_by_job ON job_events(job_id, id);
+
+-- Jobs stored before this migration: what their rows still say (submitted, first leased,
+-- finished); earlier leases and requeues were not recorded, and the detail says so. A job
+-- judged at submission (finished when created, never leased) was never queued.
+INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, verdict, detail)
+  SELECT id, at_unix_ms, event, attempt, worker_id, stage, verdict, detail FROM (
+    SELECT id, created_unix_ms AS at_unix_ms, 'queued' AS event, 0 AS attempt, NULL AS worker_id, 0 AS stage,
+           0 AS verdict, '' AS detail, 0 AS ord FROM jobs
+    WHERE NOT (state = 3 AND started_unix_ms IS NULL AND finished_unix_ms = created_unix_ms)
+    UNION ALL
+    SELECT id, started_unix_ms, 'leased', NULL, NULL, 0, 0, 'first lease (recorded before job events existed)', 1
+    FROM jobs WHERE started_unix_ms IS NOT NULL
+    UNION ALL
+    SELECT id, finished_unix_ms, 'finished', attempts, worker_id, 0, COALESCE(verdict, 0), '', 2
+    FROM jobs WHERE state = 3 AND finished_unix_ms IS NOT NULL)
+  ORDER BY id, ord;

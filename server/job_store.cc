@@ -100,6 +100,30 @@ absl::Status RunWithoutFsync(Database& db, Statement& stmt) {
   return status.ok() ? restore : status;
 }
 
+// The event columns a state change records besides the job's own attempt and worker.
+struct EventFacts {
+  const char* event;
+  v1::Stage stage = v1::STAGE_UNSPECIFIED;
+  v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
+  std::string_view detail;
+};
+
+// Longest result message a 'finished' event copies (the whole one stays in result_json).
+constexpr size_t kEventDetailMax = 300;
+
+// Adds a job_events row for job `id` at `now`, taking attempt and worker from the job's row as
+// it is at this point of the caller's transaction (the caller orders it around its update).
+absl::Status RecordEvent(Database& db, int64_t id, int64_t now, const EventFacts& facts) {
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, verdict, detail) "
+      "SELECT id, ?2, ?3, attempts, worker_id, ?4, ?5, ?6 FROM jobs WHERE id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id).Bind(2, now).Bind(3, facts.event).Bind(4, facts.stage).Bind(5, facts.verdict);
+  // "" rather than a null view: sqlite binds a null pointer as NULL, which detail refuses.
+  stmt->Bind(6, facts.detail.empty() ? std::string_view("") : facts.detail.substr(0, kEventDetailMax));
+  return stmt->Run();
+}
+
 }  // namespace
 
 int64_t SystemNowMs() {
@@ -182,6 +206,10 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   insert->Bind(18, job.idempotency_key).Bind(19, job.request_sha256);
   if (absl::Status s = insert->Run(); !s.ok()) return s;
   const int64_t id = db.LastInsertRowId();
+  const EventFacts event = done ? EventFacts{"finished", v1::STAGE_DONE, job.immediate_result->verdict(),
+                                             job.immediate_result->message()}
+                                : EventFacts{"queued", v1::STAGE_QUEUED, {}, {}};
+  if (absl::Status s = RecordEvent(db, id, now, event); !s.ok()) return s;
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   return id;
 }
@@ -399,6 +427,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   update->Bind(1, worker_id).Bind(2, leased.lease_token).Bind(3, now + options_.lease_ms);
   update->Bind(4, now).Bind(5, leased.id);
   if (absl::Status s = update->Run(); !s.ok()) return s;
+  if (absl::Status s = RecordEvent(db, leased.id, now, {"leased", v1::STAGE_COMPILING, {}, {}}); !s.ok()) return s;
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   return std::optional<LeasedJob>(std::move(leased));
 }
@@ -420,15 +449,39 @@ absl::StatusOr<bool> JobStore::UpdateProgress(const LeaseRef& lease, v1::Stage s
                                               int total) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
+  const int64_t now = shared_->now_ms();
+  // A new stage is a state change: its event is written in the same transaction as the
+  // update. Both are soft state (see RunWithoutFsync), so the pair commits without an fsync.
+  if (absl::Status s = db.Execute("PRAGMA synchronous=NORMAL"); !s.ok()) return s;
+  absl::StatusOr<bool> changed = UpdateProgressLocked(lease, stage, done, total, now);
+  absl::Status restore = db.Execute("PRAGMA synchronous=FULL");
+  if (!changed.ok()) return changed.status();
+  if (!restore.ok()) return restore;
+  return *changed;
+}
+
+absl::StatusOr<bool> JobStore::UpdateProgressLocked(const LeaseRef& lease, v1::Stage stage, int done, int total,
+                                                    int64_t now) {
+  Database& db = *shared_->db;
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> event = db.Prepare(absl::StrCat(
+      "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage) "
+      "SELECT id, ?4, 'stage', attempts, worker_id, ?5 FROM jobs WHERE stage != ?5 AND ", kCurrentLease));
+  if (!event.ok()) return event.status();
+  BindLease(*event, lease, now);
+  event->Bind(5, stage);
+  if (absl::Status s = event->Run(); !s.ok()) return s;
   absl::StatusOr<Statement> stmt = db.Prepare(absl::StrCat(
       "UPDATE jobs SET stage = ?5, progress_done = ?6, progress_total = ?7, "
       "lease_expires_unix_ms = ?8 WHERE ", kCurrentLease));
   if (!stmt.ok()) return stmt.status();
-  const int64_t now = shared_->now_ms();
   BindLease(*stmt, lease, now);
   stmt->Bind(5, stage).Bind(6, done).Bind(7, total).Bind(8, now + options_.lease_ms);
-  if (absl::Status s = RunWithoutFsync(db, *stmt); !s.ok()) return s;
-  return db.Changes() == 1;
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  const bool updated = db.Changes() == 1;
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return updated;
 }
 
 absl::StatusOr<bool> JobStore::IsCurrentLocked(const LeaseRef& lease) {
@@ -467,8 +520,13 @@ absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& result) {
       "UPDATE jobs SET state = 3, stage = 6, verdict = ?, result_json = ?, finished_unix_ms = ?, "
       "lease_token = NULL, lease_expires_unix_ms = NULL WHERE id = ?");
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, result.verdict()).Bind(2, ToJson(result)).Bind(3, shared_->now_ms()).Bind(4, id);
+  const int64_t now = shared_->now_ms();
+  stmt->Bind(1, result.verdict()).Bind(2, ToJson(result)).Bind(3, now).Bind(4, id);
   if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  if (absl::Status s = RecordEvent(*shared_->db, id, now, {"finished", v1::STAGE_DONE, result.verdict(), result.message()});
+      !s.ok()) {
+    return s;
+  }
   return DropBaselineRequests(*shared_->db, id);
 }
 
@@ -555,6 +613,11 @@ absl::Status JobStore::RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t
     result.set_message(absl::StrCat("gave up after ", attempts, " attempts; the last ended with: ", reason));
     return FinishLocked(id, result);
   }
+  // Recorded before the update, while the row still names the worker that lost the job.
+  if (absl::Status s = RecordEvent(*shared_->db, id, shared_->now_ms(), {"requeued", v1::STAGE_QUEUED, {}, reason});
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<Statement> requeue =
       shared_->db->Prepare(absl::StrCat("UPDATE jobs SET ", kRequeueSet, " WHERE id = ?"));
   if (!requeue.ok()) return requeue.status();
@@ -583,7 +646,7 @@ absl::StatusOr<bool> JobStore::Release(const LeaseRef& lease, const std::string&
   return true;
 }
 
-absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id) {
+absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id, int64_t now_ms) {
   constexpr char kLeasedByKey[] =
       "state = 2 AND worker_id IN (SELECT id FROM workers WHERE api_key_id = ?1)";
   absl::StatusOr<Statement> drop = db.Prepare(absl::StrCat(
@@ -591,6 +654,13 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
   if (!drop.ok()) return drop.status();
   drop->Bind(1, api_key_id);
   if (absl::Status s = drop->Run(); !s.ok()) return s;
+  absl::StatusOr<Statement> events = db.Prepare(absl::StrCat(
+      "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, detail) "
+      "SELECT id, ?2, 'requeued', attempts, worker_id, ?3, 'the key of its worker was revoked (attempt not counted)' "
+      "FROM jobs WHERE ", kLeasedByKey));
+  if (!events.ok()) return events.status();
+  events->Bind(1, api_key_id).Bind(2, now_ms).Bind(3, v1::STAGE_QUEUED);
+  if (absl::Status s = events->Run(); !s.ok()) return s;
   // The attempt is given back: the job did nothing wrong, its worker's key was revoked.
   absl::StatusOr<Statement> requeue = db.Prepare(absl::StrCat(
       "UPDATE jobs SET ", kRequeueSet, ", attempts = MAX(attempts - 1, 0) WHERE ", kLeasedByKey));
@@ -679,6 +749,31 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
     if (!stmt->ColumnIsNull(3)) AddMetricRow(*stmt, &out.back().result);
   }
   return out;
+}
+
+absl::StatusOr<std::vector<JobEvent>> JobStore::Events(int64_t id, const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+      "SELECT e.at_unix_ms, e.event, COALESCE(e.attempt, -1), COALESCE(e.worker_id, ''), e.stage, e.verdict, e.detail "
+      "FROM job_events e WHERE e.job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ", kVisible,
+      ") ORDER BY e.id"));
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  std::vector<JobEvent> events;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    JobEvent& e = events.emplace_back();
+    e.at_unix_ms = stmt->ColumnInt(0);
+    e.event = stmt->ColumnText(1);
+    e.attempt = stmt->ColumnInt(2);
+    if (viewer.admin) e.worker_id = stmt->ColumnText(3);
+    e.stage = static_cast<v1::Stage>(stmt->ColumnInt(4));
+    e.verdict = static_cast<v1::Verdict>(stmt->ColumnInt(5));
+    e.detail = stmt->ColumnText(6);
+  }
+  return events;
 }
 
 absl::StatusOr<int64_t> JobStore::CountActiveForKey(const std::string& api_key_id) {
