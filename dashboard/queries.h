@@ -58,6 +58,7 @@ struct JobDetail {
   std::string filename;
   int64_t seed = 0;
   std::string owner;  // the submitting key's name ("" with auth off)
+  std::vector<server::JobEvent> events;  // the whole timeline (job_events), oldest first
 };
 
 struct LeaderboardRow {
