@@ -200,6 +200,22 @@ std::string DefaultNote(const v1::JobResult& r) {
                       absl::StrFormat("%.3fx ", server::JobSpeedup(r, d.baseline())), Escape(d.note()), "</p>");
 }
 
+// One plot of raw samples per shape that has them (jobs judged before samples were sent have
+// none: the summary plot above stands alone then).
+std::string SamplePlots(const JobDetail& d) {
+  std::string out;
+  for (const auto& [shape, samples] : d.samples) {
+    double median = 0;
+    for (const v1::ShapeTiming& st : d.job.result().timings()) {
+      if (st.shape() == shape) median = st.timing().median_us();
+    }
+    absl::StrAppend(&out, "<div class=\"sample-plot\" data-shape=\"", Escape(shape), "\"><h3>", Escape(shape),
+                    "</h3>", SamplePlot(samples, median, 820), "</div>");
+  }
+  if (out.empty()) return "";
+  return absl::StrCat("<h2>Timing samples</h2>", out);
+}
+
 std::string Timings(const v1::JobResult& r) {
   if (r.timings().empty()) return "";
   std::vector<TimingRow> plot;
@@ -226,8 +242,8 @@ std::string Timings(const v1::JobResult& r) {
   return absl::StrCat("<h2>Timing per bench shape</h2><table><tr><th>shape</th><th>median</th><th>std/mean</th>"
                       "<th>p95</th><th>samples</th><th>SOL%</th><th>speedup per baseline</th></tr>",
                       rows, "</table>", DefaultNote(r), TimingPlot(plot, 820),
-                      "<p>Baseline medians are the yellow marks. kjudge stores each shape's summary "
-                      "(min, median, mean, std, p95, p99, max), not the raw samples.</p>");
+                      "<p>Baseline medians are the yellow marks. The raw samples of each shape, where the judge "
+                      "sent them (at most 1,000 per shape), are plotted below.</p>");
 }
 
 }  // namespace
@@ -247,7 +263,7 @@ std::string JobPage(const JobDetail& d, int64_t now_ms, const Who& who) {
       "<tr><th>compile</th>", Td(absl::StrFormat("%.0f ms%s", r.compile_ms(), r.cubin_cache_hit() ? " (cache hit)" : "")),
       "</tr><tr><th>flags</th>", Td(absl::StrJoin(r.flags(), "; ")), "</tr>",
       r.cuda_error().empty() ? "" : absl::StrCat("<tr><th>CUDA error</th>", Td(r.cuda_error()), "</tr>"), "</table>");
-  std::string body = absl::StrCat(summary, Timeline(d, now_ms), Timings(r), Mismatches(r));
+  std::string body = absl::StrCat(summary, Timeline(d, now_ms), Timings(r), SamplePlots(d), Mismatches(r));
   if (!r.compile_log().empty()) absl::StrAppend(&body, "<h2>Compile log</h2><pre id=\"compile-log\">", Escape(r.compile_log()), "</pre>");
   absl::StrAppend(&body, "<h2>Launch plan</h2><pre>", Highlight(d.launch_plan), "</pre><h2>Source ",
                   Escape(d.filename), "</h2><pre id=\"source\">", Highlight(d.source), "</pre>");

@@ -95,3 +95,15 @@ INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, ver
     SELECT id, finished_unix_ms, 'finished', attempts, worker_id, 0, COALESCE(verdict, 0), '', 2
     FROM jobs WHERE state = 3 AND finished_unix_ms IS NOT NULL)
   ORDER BY id, ord;
+
+-- The raw timing samples of each bench shape of a job (Timing.samples_us, at most 1000 per
+-- shape), stored apart from result_json in the transaction that stores the result, so that
+-- reads of results (job lists, leaderboards, GetJob) stay small; the job page plots them.
+-- samples: little-endian float32, in the order taken.
+CREATE TABLE job_samples (
+  job_id INTEGER NOT NULL,
+  idx INTEGER NOT NULL,  -- position of the shape in JobResult.timings
+  shape TEXT NOT NULL,
+  samples BLOB NOT NULL,
+  PRIMARY KEY (job_id, idx)
+) WITHOUT ROWID;

@@ -2,7 +2,9 @@
 
 #include <openssl/rand.h>
 
+#include <bit>
 #include <chrono>
+#include <cstring>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -515,7 +517,32 @@ absl::StatusOr<bool> JobStore::RequestBaselines(const LeaseRef& lease,
   return true;
 }
 
-absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& result) {
+namespace {
+
+// Moves each timing's samples_us out of `result` into job_samples rows of job `id` (float32,
+// little-endian: the byte order of every host kjudge runs on, checked at compile time).
+absl::Status StoreSamples(Database& db, int64_t id, v1::JobResult* result) {
+  static_assert(std::endian::native == std::endian::little, "job_samples stores little-endian float32");
+  for (int i = 0; i < result->timings_size(); ++i) {
+    v1::Timing* timing = result->mutable_timings(i)->mutable_timing();
+    if (timing->samples_us().empty()) continue;
+    const std::string_view bytes(reinterpret_cast<const char*>(timing->samples_us().data()),
+                                 sizeof(float) * static_cast<size_t>(timing->samples_us_size()));
+    absl::StatusOr<Statement> insert =
+        db.Prepare("INSERT OR REPLACE INTO job_samples(job_id, idx, shape, samples) VALUES(?, ?, ?, ?)");
+    if (!insert.ok()) return insert.status();
+    insert->Bind(1, id).Bind(2, i).Bind(3, result->timings(i).shape()).BindBlob(4, bytes);
+    if (absl::Status s = insert->Run(); !s.ok()) return s;
+    timing->clear_samples_us();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& given) {
+  v1::JobResult result = given;
+  if (absl::Status s = StoreSamples(*shared_->db, id, &result); !s.ok()) return s;
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "UPDATE jobs SET state = 3, stage = 6, verdict = ?, result_json = ?, finished_unix_ms = ?, "
       "lease_token = NULL, lease_expires_unix_ms = NULL WHERE id = ?");
@@ -747,6 +774,27 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
       judged.result.set_verdict(static_cast<v1::Verdict>(stmt->ColumnInt(1)));
     }
     if (!stmt->ColumnIsNull(3)) AddMetricRow(*stmt, &out.back().result);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> JobStore::Samples(int64_t id,
+                                                                                         const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+      "SELECT shape, samples FROM job_samples WHERE job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ",
+      kVisible, ") ORDER BY idx"));
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  std::vector<std::pair<std::string, std::vector<float>>> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    const std::string bytes = stmt->ColumnBlob(1);
+    std::vector<float> samples(bytes.size() / sizeof(float));
+    std::memcpy(samples.data(), bytes.data(), samples.size() * sizeof(float));
+    out.emplace_back(stmt->ColumnText(0), std::move(samples));
   }
   return out;
 }

@@ -145,7 +145,8 @@ class JobStore {
   // Moves the lease's expiry to now + lease_ms; false (nothing changed) unless it is current.
   absl::StatusOr<bool> Renew(const LeaseRef& lease);
   absl::StatusOr<bool> UpdateProgress(const LeaseRef& lease, v1::Stage stage, int done, int total);
-  // Stores the result of the current lease and ends it; accepted = false otherwise.
+  // Stores the result of the current lease and ends it; accepted = false otherwise. Timing
+  // samples (samples_us) go to job_samples, not into the stored result.
   absl::StatusOr<Completion> Complete(const LeaseRef& lease, const v1::JobResult& result);
   // Records which baselines (problem, shape, name, hardware_key of each entry) the server asks
   // this lease to measure; replaces any earlier request for the job. false (nothing recorded)
@@ -166,6 +167,10 @@ class JobStore {
                                                             const std::string& problem_prefix,
                                                             const StatsScope& scope);
 
+  // The raw timing samples of each timed shape of the job's result (Timing.samples_us, which
+  // Complete stores in job_samples instead of the result), in JobResult.timings order; empty
+  // when `viewer` may not see the job (as GetFor) or none were sent.
+  absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> Samples(int64_t id, const Viewer& viewer);
   // The job's timeline, oldest first; empty when `viewer` may not see the job (as GetFor).
   absl::StatusOr<std::vector<JobEvent>> Events(int64_t id, const Viewer& viewer);
 

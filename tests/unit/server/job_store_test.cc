@@ -519,5 +519,35 @@ TEST_F(JobStoreTest, RevocationAndRejectionAreOnTheTimeline) {
   EXPECT_EQ(events[0].detail, "no launch plan");
 }
 
+// Timing samples go to job_samples in the result's transaction, not into the stored result;
+// Samples gives them back per shape in timings order, to the job's viewers only.
+TEST_F(JobStoreTest, TimingSamplesAreStoredApartFromTheResult) {
+  const int64_t id = Enqueue(false, "__global__ void k(){}", "kj_a");
+  std::optional<LeasedJob> leased = Lease("w1");
+  ASSERT_TRUE(leased);
+  v1::JobResult result = Result(v1::CORRECT);
+  for (const char* shape : {"N=1", "N=2", "N=3"}) {
+    v1::ShapeTiming* timing = result.add_timings();
+    timing->set_shape(shape);
+    timing->mutable_timing()->set_median_us(2.0);
+    if (std::string(shape) == "N=2") continue;  // a shape may come without samples
+    for (float us : {1.5F, 2.0F, 2.25F}) timing->mutable_timing()->add_samples_us(us * (shape[2] - '0'));
+  }
+  ASSERT_TRUE(store_->Complete(Ref(*leased, "w1"), result)->accepted);
+  const v1::Job job = Get(id);
+  ASSERT_EQ(job.result().timings_size(), 3);
+  for (const v1::ShapeTiming& t : job.result().timings()) EXPECT_EQ(t.timing().samples_us_size(), 0) << t.shape();
+  EXPECT_DOUBLE_EQ(job.result().timings(0).timing().median_us(), 2.0);
+
+  auto samples = store_->Samples(id, Viewer{"kj_a", false});
+  ASSERT_TRUE(samples.ok()) << samples.status();
+  ASSERT_EQ(samples->size(), 2U);
+  EXPECT_EQ((*samples)[0].first, "N=1");
+  EXPECT_EQ((*samples)[0].second, (std::vector<float>{1.5F, 2.0F, 2.25F}));
+  EXPECT_EQ((*samples)[1].first, "N=3");
+  EXPECT_EQ((*samples)[1].second, (std::vector<float>{4.5F, 6.0F, 6.75F}));
+  EXPECT_TRUE(store_->Samples(id, Viewer{"kj_b", false})->empty()) << "another tenant's job reads as absent";
+}
+
 }  // namespace
 }  // namespace kjudge::server
