@@ -92,6 +92,7 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
     b->set_shape(shape.Label());
     b->set_name(name);
     *b->mutable_timing() = TimingToProto(*timing, floor_us);
+    b->mutable_timing()->clear_samples_us();  // a baseline row keeps its summary only (docs/dashboard.md)
     b->set_hardware_key(HardwareKey(env_.gpu->info));
   }
   return absl::OkStatus();
