@@ -33,7 +33,8 @@ extern "C" __global__ void rnn_hidden(const float* __restrict__ X, const float* 
 }
 
 // Y[M, N] = X[M, K] @ W[N, K]^T + bias[N], then ReLU when `relu` != 0: one thread per output
-// element (grid-stride, 64-bit indices), n fastest so a warp shares its X row; fp32 dot product.
+// element (grid-stride, 64-bit indices), n fastest so a warp shares its X row; the dot product accumulates in double (cheap on
+// sm_90, and it keeps large-magnitude inputs, e.g. attention logits before a softmax, accurate).
 extern "C" __global__ void linear(const float* __restrict__ X, const float* __restrict__ W,
                                   const float* __restrict__ bias, float* __restrict__ Y,
                                   long long M, long long N, long long K, int relu) {
@@ -43,9 +44,9 @@ extern "C" __global__ void linear(const float* __restrict__ X, const float* __re
     const long long m = i / N, n = i % N;
     const float* x = X + m * K;
     const float* w = W + n * K;
-    float acc = 0.0f;
-    for (long long k = 0; k < K; ++k) acc += x[k] * w[k];
-    acc += bias[n];
-    Y[i] = (relu && acc < 0.0f) ? 0.0f : acc;
+    double acc = 0.0;
+    for (long long k = 0; k < K; ++k) acc += (double)x[k] * (double)w[k];
+    const float v = (float)(acc + (double)bias[n]);
+    Y[i] = (relu && v < 0.0f) ? 0.0f : v;
   }
 }

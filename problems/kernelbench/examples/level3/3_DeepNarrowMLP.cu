@@ -24,7 +24,8 @@ linear<<<min(cdiv(batch_size * network_30_weight_d0, 256), 65535), 256>>>(h0, ne
 linear<<<min(cdiv(batch_size * output_size, 256), 65535), 256>>>(h1, network_32_weight, network_32_bias, out, batch_size, output_size, network_32_weight_d1, 0);
 */
 // Y[M, N] = X[M, K] @ W[N, K]^T + bias[N], then ReLU when `relu` != 0: one thread per output
-// element (grid-stride, 64-bit indices), n fastest so a warp shares its X row; fp32 dot product.
+// element (grid-stride, 64-bit indices), n fastest so a warp shares its X row; the dot product accumulates in double (cheap on
+// sm_90, and it keeps large-magnitude inputs, e.g. attention logits before a softmax, accurate).
 extern "C" __global__ void linear(const float* __restrict__ X, const float* __restrict__ W,
                                   const float* __restrict__ bias, float* __restrict__ Y,
                                   long long M, long long N, long long K, int relu) {
@@ -34,9 +35,9 @@ extern "C" __global__ void linear(const float* __restrict__ X, const float* __re
     const long long m = i / N, n = i % N;
     const float* x = X + m * K;
     const float* w = W + n * K;
-    float acc = 0.0f;
-    for (long long k = 0; k < K; ++k) acc += x[k] * w[k];
-    acc += bias[n];
-    Y[i] = (relu && acc < 0.0f) ? 0.0f : acc;
+    double acc = 0.0;
+    for (long long k = 0; k < K; ++k) acc += (double)x[k] * (double)w[k];
+    const float v = (float)(acc + (double)bias[n]);
+    Y[i] = (relu && v < 0.0f) ? 0.0f : v;
   }
 }
