@@ -61,12 +61,7 @@ void CheckProblem(const std::filesystem::path& root, const std::string& name) {
   EXPECT_FALSE(spec.test_shapes.empty());
   EXPECT_FALSE(spec.bench_shapes.empty());
   EXPECT_GT(spec.tolerance.rel_l2, 0.0) << "a tolerance must be chosen on purpose";
-  // Hand-made problems keep the tight fp32 bound. Imported whole models (KernelBench level 3)
-  // accumulate more fp32 rounding through many layers: the importer loosens their bound (at most
-  // 1e-2, and only where float32 PyTorch itself needs it, docs/pytorch-problems.md §5).
-  const bool imported_model = name.rfind("kernelbench/level3/", 0) == 0;
-  EXPECT_LE(spec.tolerance.rel_l2, imported_model ? 1e-2 : 1e-4)
-      << "fp32 problems use at most the 1e-4 L2-relative bound (1e-2 for imported level-3 models)";
+  EXPECT_LE(spec.tolerance.rel_l2, 1e-4) << "fp32 problems use at most the 1e-4 L2-relative bound";
 
   if (spec.module.has_value()) {
     EXPECT_NE(files->reference_module.find("class Model"), std::string::npos)
