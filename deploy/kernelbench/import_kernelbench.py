@@ -7,8 +7,10 @@ Usage: /usr/bin/python3 deploy/kernelbench/import_kernelbench.py KERNELBENCH_DIR
 For every KERNELBENCH_DIR/level{1,2,3}/<stem>.py it writes OUT/level<L>/<stem>/ with
 reference.py (the file, copied; see FIXES for the few files changed programmatically),
 problem.toml (common/problem_spec.h plus the [module] section of docs/pytorch-problems.md) and
-starter.cu (a kernel skeleton whose plan names the real tensors and sizes). It never commits or
-stores KernelBench's text anywhere else.
+starter.cu (a kernel skeleton whose plan names the real tensors and sizes), and solution.cu
+with `example = "solution.cu"` where we wrote an example solution (--examples, default
+problems/kernelbench/examples/level<L>/<stem>.cu: our own code). It never commits or stores
+KernelBench's text anywhere else.
 
 How a problem is derived (docs/pytorch-problems.md section 5 has the frozen naming rules):
   * The module is built at its own globals (the bench shape) on the CPU and run on the `meta`
@@ -20,7 +22,12 @@ How a problem is derived (docs/pytorch-problems.md section 5 has the frozen nami
     trying a ladder of candidates until one builds, runs on the CPU in float64 within the time
     budget, and float32 PyTorch agrees with it within the spec tolerance.
   * Every tensor dimension is named by the first int global (source order) whose value it equals
-    at every shape, else `<tensor>_d<i>` (a derived size, listed at every shape).
+    at every shape, else `<tensor>_d<i>` (a derived size, listed at every shape). Globals equal
+    at every shape (level1/54: in_channels = kernel_size = 3) are told apart first: the size
+    one is varied in an extra test shape, a structural one (kernel size, stride: constants an
+    example may hard-code) only in a meta-run probe used for naming (naming_probes).
+  * Skipped: modules whose output depends on dropout's random mask in training mode (a kernel
+    cannot reproduce PyTorch's random stream); modules no test shape of which runs on the CPU.
   * FLOPs: a TorchDispatchMode counter on the meta run: 2 * MACs for mm/addmm/bmm/baddbmm/
     convolution, one per output element for every other computing op (views, copies and
     factories count 0). bytes = the bytes of every input (parameters included) and output.
@@ -56,6 +63,8 @@ if torch is not None:
     from kjudge_oracle import torch_compat
 
 LEVELS = (1, 2, 3)
+EXAMPLE_LINE = ('example = "solution.cu"  # ours: problems/kernelbench/examples/level<L>/'
+                '<name>.cu, copied by the importer')
 DTYPES = {}  # torch dtype -> spec dtype, filled in _init_dtypes()
 CTYPES = {"f32": "float", "f64": "double", "f16": "__half", "bf16": "__nv_bfloat16",
           "i32": "int", "i64": "long long", "u8": "unsigned char", "i8": "signed char"}
@@ -75,7 +84,10 @@ SHAPE_VALUES = [
     [33, 45, 57, 63, 67, 71, 73, 79, 83, 89],
 ]
 BATCH_VALUES = [1, 2, 3]
-CPU_SECONDS = {1: 1.0, 2: 1.0, 3: 4.0}   # per shape (f64 + f32 run) on the CPU
+# Per test shape (f64 + f32 run): CPU seconds of this process (time.process_time, both of
+# torch's 2 threads), not wall time, so which shapes qualify, and hence the size names derived
+# from them, does not depend on how busy the machine is.
+CPU_SECONDS = {1: 2.0, 2: 2.0, 3: 8.0}
 CPU_FLOPS = {1: 4e8, 2: 4e8, 3: 1e10}
 CPU_ELEMS = 3e7                          # elements of the largest op (inputs + outputs)     # f64 FLOPs above which a candidate is not even run
 F64_BENCH_LIMIT = 40e9                   # bytes: above this the bench shape runs in f32
@@ -246,6 +258,10 @@ def infer_input_init(t: Any, made: Optional[Tuple[str, Tuple[Any, ...]]]) -> Tup
     values = t.detach().double().flatten()
     lo, hi = float(values.min()), float(values.max())
     distinct = torch.unique(values)
+    if hi - lo < 1e-12:  # one value in every draw: the spec needs low < high
+        w = max(0.1 * abs(lo), 0.1)
+        return dtype, {"dist": "uniform", "low": lo - w, "high": lo + w}, \
+            f"KernelBench passes the constant {lo:g}; here uniform within 10% of it"
     if distinct.numel() <= 2:
         return dtype, {"dist": "uniform", "low": lo, "high": hi}, \
             (f"KernelBench draws only the values {sorted(float(v) for v in distinct)}; here "
@@ -306,6 +322,7 @@ class ShapeRun:
     seconds: float = 0.0
     scale: float = 1.0
     state_inits: Dict[str, Any] = field(default_factory=dict)
+    random_modules: List[str] = field(default_factory=list)  # bench run only
 
 
 class SkipProblem(Exception):
@@ -340,6 +357,7 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
         mp = ModuleProblem(source, filename, overrides)
     except ModuleProblemError as exc:
         raise SkipProblem(str(exc)) from exc
+    random_modules = random_module_names(mp.model) if want_state_init else []
     with RandomTracer(meta=True) as tracer:
         try:
             sample = mp.sample_inputs()
@@ -384,8 +402,43 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
     run = ShapeRun(dict(overrides), inputs, state, outputs, names, counter.flops,
                    counter.peak_elems)
     run.state_inits = state_inits
+    run.random_modules = random_modules
     return run
 
+
+def random_module_names(model: Any) -> List[str]:
+    """Submodules that draw random numbers in training mode (KernelBench's mode): nn.Dropout
+    with p > 0, RNN dropout between layers; as "name (Type, p = P)"."""
+    found = []
+    for name, sub in model.named_modules():
+        p = getattr(sub, "p", None) if isinstance(sub, torch.nn.modules.dropout._DropoutNd) \
+            else getattr(sub, "dropout", None) if isinstance(sub, torch.nn.RNNBase) else None
+        if isinstance(p, (int, float)) and p > 0 and sub.training:
+            found.append(f"{name or 'the model'} ({type(sub).__name__}, p = {p:g})")
+    return found
+
+
+def check_deterministic(source: str, filename: str, run: "ShapeRun",
+                        infos: Dict[str, TensorInfo], random_modules: List[str]) -> None:
+    """Skips a module with random submodules whose output depends on the random stream (two
+    seeds, same inputs, different outputs): the oracle repeats itself (it seeds before every
+    forward) but a CUDA kernel cannot reproduce PyTorch's random mask, so no submission could
+    match it, and evaluating in eval mode would change the problem. level2/83 keeps its
+    Dropout(0.2) harmlessly: it drops elements of a tensor that is all zeros."""
+    gen = torch.Generator().manual_seed(99)
+    mp = ModuleProblem(source, filename, run.overrides)
+    inputs = [draw(infos[t.name], t.dims, 1.0, gen) for t in run.inputs]
+    state = {k: draw(infos[k.replace(".", "_")], s.dims, 1.0, gen)
+             for k, s in zip(mp.model.state_dict().keys(), run.state)}
+    outs = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        outs.append(mp.run(inputs, state, torch.float64))
+    if any(not torch.equal(a, b) for a, b in zip(*outs)):
+        raise SkipProblem(
+            f"{', '.join(random_modules)} drops a random subset in training mode (KernelBench's "
+            "mode) and the output depends on it: a CUDA kernel cannot reproduce PyTorch's "
+            "random mask, so no submission could match the expected output")
 
 def draw(info: TensorInfo, shape: Sequence[int], scale: float, gen: Any) -> Any:
     """A tensor drawn as the judge would draw it from `info.init` (dtype included)."""
@@ -452,6 +505,7 @@ class Imported:
     seconds: float = 0.0
     test_shapes: int = 0
     notes: List[str] = field(default_factory=list)
+    example: bool = False  # solution.cu copied from our examples folder
 
 
 def module_int_globals(source: str, namespace: Dict[str, Any]) -> Tuple[List[str], set]:
@@ -497,7 +551,10 @@ def candidate_shapes(ints: List[str], values: Dict[str, int], varied: List[str])
     return ladders
 
 
-def import_problem(path: Path, level: int, out_root: Path) -> Imported:
+def import_problem(path: Path, level: int, out_root: Path,
+                   examples: Optional[Path] = None) -> Imported:
+    """Imports one file into out_root/level<L>/<stem>/; with `examples`, our own example solution
+    examples/level<L>/<stem>.cu (when it exists) becomes the problem's solution.cu."""
     stem = path.stem
     name = f"kernelbench/level{level}/{stem}"
     started = time.time()
@@ -508,11 +565,22 @@ def import_problem(path: Path, level: int, out_root: Path) -> Imported:
         result.notes = notes
         filename = f"{name}/reference.py"
         spec = build_spec(source, filename, level, stem, result)
+        example = examples / f"level{level}" / f"{stem}.cu" if examples else None
+        example_text = example.read_text() if example and example.is_file() else None
+        toml = spec["toml"]
+        if example_text is not None:  # a top-level key: before the first [table]
+            toml = toml.replace("\n[[tensor]]", f"\n{EXAMPLE_LINE}\n\n[[tensor]]", 1)
         directory = out_root / f"level{level}" / stem
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "reference.py").write_text(source)
-        (directory / "problem.toml").write_text(spec["toml"])
+        (directory / "problem.toml").write_text(toml)
         (directory / "starter.cu").write_text(spec["starter"])
+        solution = directory / "solution.cu"
+        if example_text is not None:
+            solution.write_text(example_text)
+            result.example = True
+        elif solution.exists():  # an example removed since the last import
+            solution.unlink()
         result.status = "imported"
     except SkipProblem as exc:
         result.reason = str(exc)
@@ -540,62 +608,23 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
 
     ladders = candidate_shapes(ints, values, varied)
     tests: List[ShapeRun] = []
-    reasons: List[str] = []
-    tol = TOL_LADDER[0] if level < 3 else TOL_LADDER[1]
-    input_inits: Optional[List[Tuple[str, Dict[str, Any], str]]] = None
+    state = {"tol": TOL_LADDER[0] if level < 3 else TOL_LADDER[1], "input_inits": None,
+             "reasons": []}
     for ladder in ladders:
         for overrides in ladder:
             if any(overrides == t.overrides for t in tests):
                 break
-            try:
-                run = analyse_shape(source, filename, overrides)
-            except SkipProblem as exc:
-                reasons.append(f"{overrides}: {exc}")
-                continue
-            if not _same_structure(run, bench):
-                reasons.append(f"{overrides}: tensors differ in rank/dtype from the bench shape")
-                continue
-            if any(d < 1 for t in run.inputs + run.state + run.outputs for d in t.dims):
-                reasons.append(f"{overrides}: a dimension is 0")
-                continue
-            if run.flops > CPU_FLOPS[level] or run.peak_elems > CPU_ELEMS:
-                reasons.append(f"{overrides}: {run.flops:.3g} FLOPs, {run.peak_elems:.3g} elements: too slow for the CPU")
-                continue
-            inits = real_input_inits(source, filename, overrides)
-            if input_inits is None:
-                input_inits = inits
-            elif [i[:2] for i in inits] != [i[:2] for i in input_inits]:
-                reasons.append(f"{overrides}: get_inputs draws differently than at the first "
-                               "test shape (e.g. an integer range that follows a size)")
-                continue
-            for t, (dtype, init, note) in zip(run.inputs, input_inits):
-                infos[t.name] = TensorInfo(t.name, dtype, t.dims, "in", init, note)
-            t0 = time.time()
-            ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol)
-            run.seconds = time.time() - t0
-            if error:
-                reasons.append(f"{overrides}: {error}")
-                continue
-            if not ok:
-                tol = _loosen(tol)
-                if tol is None:
-                    raise SkipProblem(f"float32 PyTorch disagrees with float64 beyond 1e-2 at "
-                                      f"{overrides} (worst {worst:.3g} x tolerance): "
-                                      "nondeterministic or ill-conditioned")
-                ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol)
-                while not ok and tol is not None:
-                    tol = _loosen(tol)
-                    if tol is not None:
-                        ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol)
-                if not ok:
-                    raise SkipProblem(f"float32 PyTorch disagrees with float64 beyond 1e-2 at "
-                                      f"{overrides}: nondeterministic or ill-conditioned")
-            if run.seconds > CPU_SECONDS[level]:
-                reasons.append(f"{overrides}: {run.seconds:.2f} s on the CPU (budget "
-                               f"{CPU_SECONDS[level]} s)")
-                continue
-            tests.append(run)
-            break
+            run = try_test_shape(source, filename, level, bench, overrides, infos, state,
+                                 strict=True)
+            if run is not None:
+                tests.append(run)
+                break
+    if not tests:
+        tests = held_test_shapes(source, filename, level, bench, ladders, varied, values, infos,
+                                 state)
+    reasons: List[str] = state["reasons"]
+    input_inits = state["input_inits"]
+    tol = state["tol"]
     if not tests:
         raise SkipProblem("no test shape builds and runs on the CPU: " + "; ".join(reasons[-3:]))
     for t, (dtype, init, note) in zip(bench.inputs, input_inits or []):
@@ -618,9 +647,177 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
         if stress is None:
             result.notes.append("no stress shape: float32 PyTorch itself leaves the tolerance "
                                 "at inputs x10")
+    probes = naming_probes(source, filename, level, ints, values, read, bench, tests, infos,
+                           state)
+    tol = state["tol"]
     result.test_shapes = len(tests) + (1 if stress else 0)
-    return render(source, level, stem, ints, values, bench, tests, stress, infos, tol, result)
+    return render(source, level, stem, ints, values, bench, tests, stress, infos, tol, result,
+                  probes)
 
+
+def try_test_shape(source: str, filename: str, level: int, bench: ShapeRun,
+                   overrides: Dict[str, int], infos: Dict[str, TensorInfo], state: Dict[str, Any],
+                   strict: bool) -> Optional[ShapeRun]:
+    """The run at `overrides` when it qualifies as a test shape (same tensors as the bench shape,
+    no empty dimension, cheap enough for the CPU, float32 within tolerance of float64), else
+    None with the reason in state["reasons"]. state["tol"] is loosened along TOL_LADDER where
+    float32 needs it; strict: a shape that no tolerance admits skips the problem."""
+    reasons = state["reasons"]
+    try:
+        run = analyse_shape(source, filename, overrides)
+    except SkipProblem as exc:
+        reasons.append(f"{overrides}: {exc}")
+        return None
+    if not _same_structure(run, bench):
+        reasons.append(f"{overrides}: tensors differ in rank/dtype from the bench shape")
+        return None
+    if any(d < 1 for t in run.inputs + run.state + run.outputs for d in t.dims):
+        reasons.append(f"{overrides}: a dimension is 0")
+        return None
+    if run.flops > CPU_FLOPS[level] or run.peak_elems > CPU_ELEMS:
+        reasons.append(f"{overrides}: {run.flops:.3g} FLOPs, {run.peak_elems:.3g} elements: "
+                       "too slow for the CPU")
+        return None
+    inits = real_input_inits(source, filename, overrides)
+    if state["input_inits"] is None:
+        state["input_inits"] = inits
+    elif [i[:2] for i in inits] != [i[:2] for i in state["input_inits"]]:
+        reasons.append(f"{overrides}: get_inputs draws differently than at the first "
+                       "test shape (e.g. an integer range that follows a size)")
+        return None
+    for t, (dtype, init, note) in zip(run.inputs, state["input_inits"]):
+        infos[t.name] = TensorInfo(t.name, dtype, t.dims, "in", init, note)
+    if bench.random_modules and not state.get("deterministic"):
+        check_deterministic(source, filename, run, infos, bench.random_modules)
+        state["deterministic"] = True
+    t0 = time.process_time()
+    tol = state["tol"]
+    ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol)
+    run.seconds = time.process_time() - t0
+    if error:
+        reasons.append(f"{overrides}: {error}")
+        return None
+    while not ok and _loosen(tol) is not None:
+        tol = _loosen(tol)
+        ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol)
+    if not ok:
+        if not strict:
+            reasons.append(f"{overrides}: float32 disagrees with float64 beyond 1e-2")
+            return None
+        raise SkipProblem(f"float32 PyTorch disagrees with float64 beyond 1e-2 at "
+                          f"{overrides} (worst {worst:.3g} x tolerance): "
+                          "nondeterministic or ill-conditioned")
+    if run.seconds > CPU_SECONDS[level]:
+        reasons.append(f"{overrides}: {run.seconds:.2f} CPU s (budget "
+                       f"{CPU_SECONDS[level]} CPU s)")
+        return None
+    state["tol"] = tol
+    return run
+
+
+def held_test_shapes(source: str, filename: str, level: int, bench: ShapeRun,
+                     ladders: List[List[Dict[str, int]]], varied: List[str],
+                     values: Dict[str, int], infos: Dict[str, TensorInfo],
+                     state: Dict[str, Any]) -> List[ShapeRun]:
+    """Fallback when no ladder rung qualifies: sizes tied to another one through the module
+    (level2/34: LayerNorm(out_channels) over the last axis, whose length is 2 * W) only build
+    at their bench values, and every rung that keeps them there is too big for the CPU. Holds
+    one, then two of the varied globals at their bench values on the small rung of each test
+    shape, first combination (source order) that qualifies wins."""
+    import itertools
+    for k in (1, 2):
+        for held in itertools.combinations(varied, k):
+            tests: List[ShapeRun] = []
+            for ladder in ladders:
+                overrides = {**ladder[0], **{g: values[g] for g in held}}
+                if any(overrides == t.overrides for t in tests):
+                    continue
+                run = try_test_shape(source, filename, level, bench, overrides, infos, state,
+                                     strict=False)
+                if run is not None:
+                    tests.append(run)
+            if tests:
+                return tests
+    return []
+
+
+def _values_at(run: ShapeRun, ints: List[str], values: Dict[str, int]) -> Dict[str, int]:
+    return {g: run.overrides.get(g, values[g]) for g in ints}
+
+
+def collision_groups(ints: List[str], values: Dict[str, int],
+                     runs: List[ShapeRun]) -> List[List[str]]:
+    """Int globals (source order) that have the same value at every run: a tensor dimension of
+    that value could be named after the wrong one (level1/54: kernel_size = in_channels = 3)."""
+    groups: Dict[Tuple[int, ...], List[str]] = {}
+    for g in ints:
+        groups.setdefault(tuple(_values_at(r, ints, values)[g] for r in runs), []).append(g)
+    return [members for members in groups.values() if len(members) > 1]
+
+
+def naming_probes(source: str, filename: str, level: int, ints: List[str],
+                  values: Dict[str, int], read: set, bench: ShapeRun, tests: List[ShapeRun],
+                  infos: Dict[str, TensorInfo], state: Dict[str, Any]) -> List[ShapeRun]:
+    """Separates globals that are equal at every shape where a tensor dimension has that value
+    too, so the dimension is named after the global it follows. In each such group all but one
+    member (sizes before structural names; never a global other globals are computed from) get
+    another value on top of the first test shape, one at a time, kept when the tensors keep
+    their structure (a meta run). The kept size changes together become an extra test shape
+    when they pass as one (appended to `tests`); structural globals (kernel sizes, strides:
+    constants an example may hard-code) are never varied in a test shape. Returns the kept
+    variants not in a test shape: meta-only probes, used for naming only."""
+    runs = [bench] + tests
+    dim_values = {tuple(getattr(r, kind)[k].dims[i] for r in runs)
+                  for kind in ("inputs", "state", "outputs")
+                  for k, t in enumerate(getattr(bench, kind)) for i in range(len(t.dims))}
+    base = dict(tests[0].overrides)
+    taken = set(_values_at(tests[0], ints, values).values())
+    size_probes: Dict[str, Tuple[int, ShapeRun]] = {}
+    probes: List[ShapeRun] = []
+    for group in collision_groups(ints, values, runs):
+        together = tuple(_values_at(r, ints, values)[group[0]] for r in runs)
+        # Extent 1 at every shape is a constant (a depthwise weight's channel axis), not a
+        # global; its frozen name stays the first global of value 1.
+        if together not in dim_values or set(together) == {1}:
+            continue
+        order = sorted((g for g in group if g not in read),
+                       key=lambda g: (bool(FIXED_NAME.search(g)), group.index(g)))
+        for g in order[:len(group) - 1]:
+            probe = _probe(source, filename, bench, base, g,
+                           _values_at(tests[0], ints, values)[g], taken)
+            if probe is None:
+                continue
+            taken.add(probe.overrides[g])
+            if FIXED_NAME.search(g):
+                probes.append(probe)
+            else:
+                size_probes[g] = (probe.overrides[g], probe)
+    if size_probes:
+        changes = {g: v for g, (v, _) in size_probes.items()}
+        extra = try_test_shape(source, filename, level, bench, {**base, **changes}, infos,
+                               state, strict=False)
+        if extra is not None:
+            tests.append(extra)
+        else:
+            probes += [p for _, p in size_probes.values()]
+    return probes
+
+
+def _probe(source: str, filename: str, bench: ShapeRun, base: Dict[str, int], g: str, v: int,
+           taken: set) -> Optional[ShapeRun]:
+    """A meta run at `base` with global g at a new value near v, when its tensors keep the bench
+    shape's structure and no dimension is 0; else None."""
+    for candidate in (v + 1, v + 2, v - 1, 2 * v):
+        if candidate < 1 or candidate in taken:
+            continue
+        try:
+            probe = analyse_shape(source, filename, {**base, g: candidate})
+        except SkipProblem:
+            continue
+        if _same_structure(probe, bench) and all(
+                d >= 1 for t in probe.inputs + probe.state + probe.outputs for d in t.dims):
+            return probe
+    return None
 
 def _numerics_with_ladder(source, filename, run, infos, tol):
     return check_numerics(source, filename, run, infos, tol, 1.0)
@@ -642,10 +839,19 @@ def real_input_inits(source: str, filename: str, overrides: Dict[str, int]):
     with RandomTracer(meta=False) as tracer:
         sample = list(namespace["get_inputs"]())
         made = dict(tracer.made)
+    # Values-derived inits read a few more draws: at a small test shape (batch_size 1) one
+    # draw of level1/100's targets (+-1) may hold a single value.
+    extra = []
+    for seed in range(1, 8):
+        torch.manual_seed(seed)
+        extra.append(list(namespace["get_inputs"]()))
     inits = []
-    for item in sample:
+    for i, item in enumerate(sample):
         if isinstance(item, torch.Tensor):
-            inits.append(infer_input_init(item, made.get(id(item))))
+            how = made.get(id(item))
+            if how is None:
+                item = torch.cat([item.flatten()] + [e[i].flatten() for e in extra])
+            inits.append(infer_input_init(item, how))
         else:  # a Python number: a 0-d tensor near its value (see as_tensor_input)
             v = float(item)
             w = max(0.1 * abs(v), 0.1)
@@ -671,23 +877,26 @@ def _forward_source(source: str) -> str:
 
 # ----------------------------------------------------------------------------- rendering
 
-def name_dims(ints: List[str], runs: List[ShapeRun], kind: str) -> Dict[str, List[str]]:
+def name_dims(ints: List[str], runs: List[ShapeRun], kind: str,
+              probes: Sequence[ShapeRun] = ()) -> Dict[str, List[str]]:
     """Per tensor, the size name of every dimension (frozen rule: first int global, in source
-    order, equal at every shape; else <tensor>_d<i>)."""
+    order, equal at every shape; else <tensor>_d<i>). Where several globals qualify, the
+    meta-only `probes` (naming_probes) narrow them to those the dimension still equals there;
+    they never rename a dimension only one global qualifies for."""
     names: Dict[str, List[str]] = {}
     first = runs[0]
     for idx, t in enumerate(getattr(first, kind)):
         dims = []
         for i in range(len(t.dims)):
-            chosen = None
-            for g in ints:
-                if all(getattr(r, kind)[idx].dims[i] == _global_value(r, g) for r in runs):
-                    chosen = g
-                    break
-            dims.append(chosen or f"{t.name}_d{i}")
+            follows = [g for g in ints
+                       if all(getattr(r, kind)[idx].dims[i] == _global_value(r, g) for r in runs)]
+            narrowed = [g for g in follows
+                        if all(getattr(p, kind)[idx].dims[i] == _global_value(p, g)
+                               for p in probes)]
+            chosen = (narrowed or follows or [f"{t.name}_d{i}"])[0]
+            dims.append(chosen)
         names[t.name] = dims
     return names
-
 
 def _global_value(run: ShapeRun, g: str) -> int:
     return run.overrides.get(g, GLOBAL_DEFAULTS[g])
@@ -696,13 +905,14 @@ def _global_value(run: ShapeRun, g: str) -> int:
 GLOBAL_DEFAULTS: Dict[str, int] = {}
 
 
-def render(source, level, stem, ints, values, bench, tests, stress, infos, tol, result):
+def render(source, level, stem, ints, values, bench, tests, stress, infos, tol, result,
+           probes=()):
     GLOBAL_DEFAULTS.clear()
     GLOBAL_DEFAULTS.update(values)
     runs = [bench] + tests
     dim_names: Dict[str, List[str]] = {}
-    for kind in ("inputs", "state", "outputs"):
-        dim_names.update(name_dims(ints, runs, kind))
+    for kind in ("inputs", "state", "outputs"):  # probes: naming only (naming_probes)
+        dim_names.update(name_dims(ints, runs, kind, probes))
     tensors = bench.inputs + bench.state + bench.outputs
     varied = [g for g in ints if any(g in t.overrides for t in tests)]
     used = {d for dims in dim_names.values() for d in dims}
@@ -999,6 +1209,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="comma-separated levels to import (default 1,2,3)")
     parser.add_argument("--only", action="append", default=[],
                         help="import only files with this stem (repeatable), e.g. 19_ReLU")
+    parser.add_argument("--examples", type=Path, default=REPO / "problems" / "kernelbench" /
+                        "examples",
+                        help="our example solutions, EXAMPLES/level<L>/<name>.cu, copied into "
+                             "the problem as solution.cu with example = \"solution.cu\" "
+                             "(default: problems/kernelbench/examples of this repository)")
     parser.add_argument("--json", action="store_true",
                         help="print the report as JSON on stdout (progress goes to stderr)")
     return parser.parse_args(argv)
@@ -1035,7 +1250,7 @@ def main(argv: Sequence[str]) -> int:
         for path in files:
             if args.only and path.stem not in args.only:
                 continue
-            r = import_problem(path, level, args.out)
+            r = import_problem(path, level, args.out, args.examples)
             results.append(r)
             line = f"[{r.status:8}] {r.name} ({r.seconds:.1f} s)"
             if r.reason:
@@ -1045,6 +1260,7 @@ def main(argv: Sequence[str]) -> int:
     summary = {
         "imported": sum(r.status == "imported" for r in results),
         "skipped": sum(r.status == "skipped" for r in results),
+        "with_example": sum(r.example for r in results),
         "by_level": {str(level): {
             "imported": sum(r.status == "imported" for r in results if r.level == level),
             "skipped": sum(r.status == "skipped" for r in results if r.level == level)}

@@ -61,7 +61,12 @@ void CheckProblem(const std::filesystem::path& root, const std::string& name) {
   EXPECT_FALSE(spec.test_shapes.empty());
   EXPECT_FALSE(spec.bench_shapes.empty());
   EXPECT_GT(spec.tolerance.rel_l2, 0.0) << "a tolerance must be chosen on purpose";
-  EXPECT_LE(spec.tolerance.rel_l2, 1e-4) << "fp32 problems use at most the 1e-4 L2-relative bound";
+  // Imported problems (problems/kernelbench, generated and git-ignored, so absent in CI) get
+  // the importer's tolerance: the tightest of 1e-4, 1e-3, 1e-2 that float32 PyTorch meets
+  // with a factor 2 of margin; and an example only where we wrote one (examples/).
+  const bool imported = name.rfind("kernelbench/", 0) == 0;
+  EXPECT_LE(spec.tolerance.rel_l2, imported ? 1e-2 : 1e-4)
+      << "fp32 problems use at most the 1e-4 L2-relative bound (imported ones: 1e-2)";
 
   if (spec.module.has_value()) {
     EXPECT_NE(files->reference_module.find("class Model"), std::string::npos)
@@ -79,8 +84,10 @@ void CheckProblem(const std::filesystem::path& root, const std::string& name) {
     ASSERT_TRUE(spec.module.has_value()) << "a problem without reference.cu has reference.py";
   }
 
-  ASSERT_FALSE(files->example_source.empty()) << "every problem has an example solution";
-  ExpectCompiles(*files, files->example_source, "solution.cu");
+  if (!imported || !spec.example_file.empty()) {
+    ASSERT_FALSE(files->example_source.empty()) << "every problem has an example solution";
+    ExpectCompiles(*files, files->example_source, "solution.cu");
+  }
   const std::filesystem::path starter = root / name / "starter.cu";
   absl::StatusOr<std::string> starter_source = ReadTextFile(starter);
   ASSERT_TRUE(starter_source.ok()) << "every problem has a starter.cu: " << starter_source.status();

@@ -7,7 +7,10 @@ Checked per fixture: the spec's name, tensor names and order (frozen naming rule
 docs/pytorch-problems.md §5), sizes; at every test and bench shape the input shapes equal
 get_inputs()'s and the output shapes equal the module's at that shape; inits (rand/randn/
 randint, parameter scale, BatchNorm buffers); cost at the bench shape; the starter's plan names
-the real tensors. Also: --help teaches, an unreadable level exits 1, --json is valid JSON.
+the real tensors; globals equal at every shape are told apart (6_MyCollidingSizes); a module whose
+output depends on dropout's random mask is skipped (7_MyRandomDrop); our example solution is
+copied as solution.cu (fixtures/examples). Also: --help teaches, an unreadable level exits 1,
+--json is valid JSON.
 """
 import json
 import subprocess
@@ -18,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "importer" / "fixtures"
+EXAMPLES = FIXTURES / "examples"  # our example solutions' layout: level<L>/<name>.cu
 IMPORTER = ROOT / "deploy" / "kernelbench" / "import_kernelbench.py"
 CHECKER = ROOT / "worker" / "oracle" / "check_problems.py"
 
@@ -51,6 +55,9 @@ EXPECTED = {
     "4_MyBatchNorm": (["x", "norm_weight", "norm_bias", "norm_running_mean", "norm_running_var",
                        "norm_num_batches_tracked", "out"], ["batch_size", "channels", "length"]),
     "5_MyTwoOutputs": (["scores", "labels", "out0", "out1"], ["batch_size", "num_classes"]),
+    "6_MyCollidingSizes": (["x", "conv_weight", "out"],
+                           ["batch_size", "in_channels", "out_channels", "kernel_size", "length",
+                            "out_d2"]),
 }
 
 
@@ -89,12 +96,20 @@ def main():
                              capture_output=True, text=True)
         expect(bad.returncode == 1 and "level2" in bad.stdout,
                f"a missing level folder exits 1 and names it (rc {bad.returncode})")
+        stale = out / "level1" / "2_MyLinear" / "solution.cu"  # from an earlier import
+        stale.parent.mkdir(parents=True, exist_ok=True)
+        stale.write_text("// an example that no longer exists\n")
         run = subprocess.run([sys.executable, IMPORTER, FIXTURES, out, "--levels", "1",
-                              "--json"], capture_output=True, text=True)
+                              "--examples", EXAMPLES, "--json"], capture_output=True, text=True)
         expect(run.returncode == 0, f"importer exit 0 (rc {run.returncode}: {run.stderr[-500:]})")
         report = json.loads(run.stdout)
-        expect(report["summary"]["imported"] == 5 and report["summary"]["skipped"] == 0,
-               f"all 5 fixtures imported: {report['summary']}")
+        expect(report["summary"]["imported"] == 6 and report["summary"]["skipped"] == 1,
+               f"6 fixtures imported, 1 skipped: {report['summary']}")
+        drop = [p for p in report["problems"] if p["name"].endswith("7_MyRandomDrop")]
+        expect(drop and drop[0]["status"] == "skipped" and "random mask" in drop[0]["reason"] and
+               "drop (Dropout, p = 0.3)" in drop[0]["reason"],
+               f"a random dropout is skipped, naming the module: {drop}")
+        expect(report["summary"]["with_example"] == 1, f"one example: {report['summary']}")
 
         for stem, (names, sizes) in EXPECTED.items():
             d = out / "level1" / stem
@@ -105,6 +120,14 @@ def main():
             expect(spec["sizes"] == sizes, f"{stem}: sizes {spec['sizes']}")
             expect(2 <= len(spec["test_shapes"]) <= 5, f"{stem}: 2-5 test shapes")
             expect(spec["reference"]["module"] == "reference.py", f"{stem}: [reference] module")
+            example = EXAMPLES / "level1" / f"{stem}.cu"
+            if example.exists():
+                expect(spec.get("example") == "solution.cu" and
+                       (d / "solution.cu").read_text() == example.read_text(),
+                       f"{stem}: our example is copied as solution.cu and named by the spec")
+            else:
+                expect("example" not in spec and not (d / "solution.cu").exists(),
+                       f"{stem}: no example, no solution.cu (a stale one is removed)")
             source = (d / "reference.py").read_text()
             expect(source == (FIXTURES / "level1" / f"{stem}.py").read_text(),
                    f"{stem}: reference.py is the file, unchanged")
@@ -144,6 +167,14 @@ def main():
                 expect(spec_tensors["norm_num_batches_tracked"]["dtype"] == "i64", "i64 buffer")
                 expect(any(s.get("input_scale", 1) > 1 for s in spec["test_shapes"]),
                        "a norm has a stress shape")
+            if stem == "6_MyCollidingSizes":
+                weight = spec_tensors["conv_weight"]["shape"]
+                expect(weight == ["out_channels", "in_channels", "kernel_size"],
+                       f"{stem}: weight dims named after the globals they follow: {weight}")
+                expect(any(s["in_channels"] != s["kernel_size"] for s in spec["test_shapes"]),
+                       f"{stem}: a test shape varies in_channels alone")
+                expect(all(s["kernel_size"] == 3 for s in spec["test_shapes"]),
+                       f"{stem}: kernel_size (structural) is never varied")
             if stem == "5_MyTwoOutputs":
                 labels = spec_tensors["labels"]
                 expect(labels["dtype"] == "i64" and labels["init"]["scalable"] is False and
@@ -157,7 +188,7 @@ def main():
                                 Path(tmp) / "check.json"], capture_output=True, text=True)
         expect(check.returncode == 0, f"check_problems passes: {check.stdout[-1500:]}")
         result = json.loads((Path(tmp) / "check.json").read_text())
-        expect(result["passed"] == 5, f"check_problems checked 5: {result['passed']}")
+        expect(result["passed"] == 6, f"check_problems checked 6: {result['passed']}")
     print("importer test:", "FAILED" if FAILURES else "ok", f"({len(FAILURES)} failures)")
     return 1 if FAILURES else 0
 
