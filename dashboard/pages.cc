@@ -128,27 +128,45 @@ std::string JobsPage(const std::vector<v1::Job>& jobs, const JobsQuery& q, int64
 
 namespace {
 
+// "+1.234 s" from the previous event (none before the first).
+std::string SinceLast(int64_t previous_ms, int64_t at_ms) {
+  return previous_ms > 0 ? absl::StrFormat("+%.3f s", static_cast<double>(at_ms - previous_ms) / 1000) : "";
+}
+
+// One timeline row: what happened, in words, with attempt, worker (admins only) and detail.
+std::string EventRow(const server::JobEvent& e, int64_t previous_ms) {
+  std::string what = e.event;
+  if (e.event == "stage") what = absl::StrCat("stage ", v1::Stage_Name(e.stage));
+  if (e.event == "finished" && e.verdict != v1::VERDICT_UNSPECIFIED) {
+    what = absl::StrCat("finished ", v1::Verdict_Name(e.verdict));
+  }
+  return absl::StrCat("<tr class=\"event\" data-event=\"", Escape(e.event), "\" data-at=\"", e.at_unix_ms,
+                      "\" data-attempt=\"", e.attempt, "\">", Td(what), Td(FormatTime(e.at_unix_ms)), TdN(SinceLast(previous_ms, e.at_unix_ms)),
+                      Td(e.attempt >= 0 ? absl::StrCat(e.attempt) : "?"), Td(e.worker_id), Td(e.detail), "</tr>");
+}
+
+// now_ms: a job still queued or running shows how long it has been since its last event.
 std::string Timeline(const JobDetail& d, int64_t now_ms) {
   const v1::Job& job = d.job;
-  std::string rows = absl::StrCat("<tr>", Td("submitted (QUEUED)"), Td(FormatTime(job.created_unix_ms())), "</tr>");
-  if (job.started_unix_ms() > 0) {
-    absl::StrAppend(&rows, "<tr>", Td("first leased (RUNNING)"), Td(FormatTime(job.started_unix_ms())), "</tr>");
+  std::string rows;
+  int64_t previous_ms = 0;
+  for (const server::JobEvent& e : d.events) {
+    absl::StrAppend(&rows, EventRow(e, previous_ms));
+    previous_ms = e.at_unix_ms;
   }
   if (job.state() == v1::RUNNING) {
-    absl::StrAppend(&rows, "<tr><td>now</td><td><span data-live=\"stage\">", v1::Stage_Name(job.stage()),
+    absl::StrAppend(&rows, "<tr><td>now</td>", Td(FormatTime(now_ms)), TdN(SinceLast(previous_ms, now_ms)),
+                    "<td colspan=\"3\"><span data-live=\"stage\">", v1::Stage_Name(job.stage()),
                     "</span> <span data-live=\"progress\">", job.progress_done(), "/", job.progress_total(),
                     "</span></td></tr>");
   }
-  if (job.finished_unix_ms() > 0) {
-    absl::StrAppend(&rows, "<tr>", Td("finished (DONE)"), Td(FormatTime(job.finished_unix_ms())), "</tr>");
-  }
   if (job.state() == v1::QUEUED) {
-    absl::StrAppend(&rows, "<tr><td>queue position</td><td data-live=\"queue_position\">", job.queue_position(),
-                    "</td></tr>");
+    absl::StrAppend(&rows, "<tr><td>now: queue position</td>", Td(FormatTime(now_ms)), TdN(SinceLast(previous_ms, now_ms)),
+                    "<td colspan=\"3\" data-live=\"queue_position\">", job.queue_position(), "</td></tr>");
   }
-  absl::StrAppend(&rows, "<tr>", Td("leases (attempts)"), Td(absl::StrCat(job.attempts())), "</tr>");
-  (void)now_ms;
-  return absl::StrCat("<h2>Timeline</h2><table>", rows, "</table>");
+  return absl::StrCat("<h2>Timeline</h2><table id=\"timeline\"><tr><th>event</th><th>at</th><th>after previous</th>"
+                      "<th>attempt</th><th>worker</th><th>detail</th></tr>",
+                      rows, "</table>");
 }
 
 std::string Mismatches(const v1::JobResult& r) {
@@ -182,6 +200,22 @@ std::string DefaultNote(const v1::JobResult& r) {
                       absl::StrFormat("%.3fx ", server::JobSpeedup(r, d.baseline())), Escape(d.note()), "</p>");
 }
 
+// One plot of raw samples per shape that has them (jobs judged before samples were sent have
+// none: the summary plot above stands alone then).
+std::string SamplePlots(const JobDetail& d) {
+  std::string out;
+  for (const auto& [shape, samples] : d.samples) {
+    double median = 0;
+    for (const v1::ShapeTiming& st : d.job.result().timings()) {
+      if (st.shape() == shape) median = st.timing().median_us();
+    }
+    absl::StrAppend(&out, "<div class=\"sample-plot\" data-shape=\"", Escape(shape), "\"><h3>", Escape(shape),
+                    "</h3>", SamplePlot(samples, median, 820), "</div>");
+  }
+  if (out.empty()) return "";
+  return absl::StrCat("<h2>Timing samples</h2>", out);
+}
+
 std::string Timings(const v1::JobResult& r) {
   if (r.timings().empty()) return "";
   std::vector<TimingRow> plot;
@@ -208,8 +242,8 @@ std::string Timings(const v1::JobResult& r) {
   return absl::StrCat("<h2>Timing per bench shape</h2><table><tr><th>shape</th><th>median</th><th>std/mean</th>"
                       "<th>p95</th><th>samples</th><th>SOL%</th><th>speedup per baseline</th></tr>",
                       rows, "</table>", DefaultNote(r), TimingPlot(plot, 820),
-                      "<p>Baseline medians are the yellow marks. kjudge stores each shape's summary "
-                      "(min, median, mean, std, p95, p99, max), not the raw samples.</p>");
+                      "<p>Baseline medians are the yellow marks. The raw samples of each shape, where the judge "
+                      "sent them (at most 1,000 per shape), are plotted below.</p>");
 }
 
 }  // namespace
@@ -229,7 +263,7 @@ std::string JobPage(const JobDetail& d, int64_t now_ms, const Who& who) {
       "<tr><th>compile</th>", Td(absl::StrFormat("%.0f ms%s", r.compile_ms(), r.cubin_cache_hit() ? " (cache hit)" : "")),
       "</tr><tr><th>flags</th>", Td(absl::StrJoin(r.flags(), "; ")), "</tr>",
       r.cuda_error().empty() ? "" : absl::StrCat("<tr><th>CUDA error</th>", Td(r.cuda_error()), "</tr>"), "</table>");
-  std::string body = absl::StrCat(summary, Timeline(d, now_ms), Timings(r), Mismatches(r));
+  std::string body = absl::StrCat(summary, Timeline(d, now_ms), Timings(r), SamplePlots(d), Mismatches(r));
   if (!r.compile_log().empty()) absl::StrAppend(&body, "<h2>Compile log</h2><pre id=\"compile-log\">", Escape(r.compile_log()), "</pre>");
   absl::StrAppend(&body, "<h2>Launch plan</h2><pre>", Highlight(d.launch_plan), "</pre><h2>Source ",
                   Escape(d.filename), "</h2><pre id=\"source\">", Highlight(d.source), "</pre>");

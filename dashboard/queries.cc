@@ -208,6 +208,12 @@ absl::StatusOr<std::optional<JobDetail>> Queries::GetJob(int64_t id, const Viewe
   if (!job->has_value()) return std::optional<JobDetail>();
   JobDetail detail;
   detail.job = std::move(**job);
+  absl::StatusOr<std::vector<server::JobEvent>> events = lane->jobs.Events(id, viewer);
+  if (!events.ok()) return events.status();
+  detail.events = std::move(*events);
+  absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> samples = lane->jobs.Samples(id, viewer);
+  if (!samples.ok()) return samples.status();
+  detail.samples = std::move(*samples);
   std::lock_guard lock(lane->shared.mutex);
   absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(absl::StrCat(
       "SELECT s.body, j.launch_plan, j.filename, j.seed, COALESCE(k.name, j.api_key_id) FROM jobs j "

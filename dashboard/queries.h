@@ -58,6 +58,9 @@ struct JobDetail {
   std::string filename;
   int64_t seed = 0;
   std::string owner;  // the submitting key's name ("" with auth off)
+  std::vector<server::JobEvent> events;  // the whole timeline (job_events), oldest first
+  // Raw timing samples per bench shape (job_samples), in JobResult.timings order.
+  std::vector<std::pair<std::string, std::vector<float>>> samples;
 };
 
 struct LeaderboardRow {

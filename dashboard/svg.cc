@@ -166,4 +166,62 @@ std::string TimingPlot(const std::vector<TimingRow>& rows, int width) {
   return out + "</svg>";
 }
 
+namespace {
+
+// Percentile p (0..100) of sorted values, nearest rank (plenty for a picture).
+double Rank(const std::vector<double>& sorted, double p) {
+  const size_t i = static_cast<size_t>(p / 100.0 * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
+std::string Band(double x1, double x2, double y, double h, const std::string& color) {
+  return absl::StrCat("<rect x=\"", Num(x1), "\" y=\"", Num(y), "\" width=\"", Num(std::max(1.0, x2 - x1)),
+                      "\" height=\"", Num(h), "\" fill=\"", color, "\"/>");
+}
+
+}  // namespace
+
+std::string SamplePlot(const std::vector<float>& samples, double median_us, int width) {
+  constexpr int kHeight = 150, kRug = 14, kBins = 40;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::string out = absl::StrCat("<svg class=\"samples\" data-count=\"", sorted.size(), "\" data-median-us=\"",
+                                 absl::StrFormat("%.6g", median_us), "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"",
+                                 width, "\" height=\"", kHeight, "\" viewBox=\"0 0 ", width, " ", kHeight, "\">");
+  if (sorted.empty()) return out + "</svg>";
+  const double lo = std::min(sorted.front(), median_us > 0 ? median_us : sorted.front());
+  const double hi = std::max({sorted.back(), median_us, lo * 1.0001 + 1e-9});
+  const double plot_w = width - kLeft - kRight, bottom = kHeight - kBottom, hist_h = bottom - kTop - kRug - 4;
+  auto x_of = [&](double us) { return kLeft + plot_w * (us - lo) / (hi - lo); };
+  std::vector<int> bins(kBins, 0);
+  for (double v : sorted) ++bins[std::min(kBins - 1, static_cast<int>((v - lo) / (hi - lo) * kBins))];
+  const int tallest = *std::max_element(bins.begin(), bins.end());
+  // Spread first, behind the bars: p5..p95 light, p25..p75 dark.
+  absl::StrAppend(&out, Band(x_of(Rank(sorted, 5)), x_of(Rank(sorted, 95)), kTop, hist_h, "#dbeafe"),
+                  Band(x_of(Rank(sorted, 25)), x_of(Rank(sorted, 75)), kTop, hist_h, "#93c5fd"));
+  for (int b = 0; b < kBins; ++b) {
+    if (bins[b] == 0) continue;
+    const double h = hist_h * bins[b] / tallest;
+    absl::StrAppend(&out, Band(kLeft + plot_w * b / kBins + 0.5, kLeft + plot_w * (b + 1) / kBins - 0.5,
+                               kTop + hist_h - h, h, "#1f2937"));
+  }
+  // The rug: one tick per sample, as one path.
+  std::string rug;
+  for (double v : sorted) absl::StrAppend(&rug, "M", Num(x_of(v)), " ", Num(bottom - kRug), "v", kRug - 2);
+  absl::StrAppend(&out, "<path d=\"", rug, "\" stroke=\"#1f2937\" stroke-opacity=\"0.35\" stroke-width=\"1\"/>");
+  if (median_us > 0) {
+    absl::StrAppend(&out, LineEl(x_of(median_us), kTop, x_of(median_us), bottom, "#dc2626", 2),
+                    Text(x_of(median_us), kTop + 10, absl::StrFormat(" median %.4g us", median_us), "start"));
+  }
+  absl::StrAppend(&out, LineEl(kLeft, bottom, width - kRight, bottom, "#6b7280"));
+  for (int i = 0; i <= 4; ++i) {
+    const double us = lo + (hi - lo) * i / 4.0;
+    absl::StrAppend(&out, Text(x_of(us), bottom + 14, absl::StrFormat("%.4g", us)));
+  }
+  absl::StrAppend(&out, Text(kLeft + plot_w / 2, kHeight - 4,
+                             absl::StrCat("us per run (", sorted.size(), " samples; bands: p25-p75, p5-p95)")),
+                  "</svg>");
+  return out;
+}
+
 }  // namespace kjudge::dashboard

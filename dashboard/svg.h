@@ -33,6 +33,12 @@ struct TimingRow {
 };
 std::string TimingPlot(const std::vector<TimingRow>& rows, int width);
 
+// The raw samples of one bench shape: a histogram over time (us) with a rug of every sample
+// under it, the median (`median_us`, the stored summary's, over all samples taken) as a line,
+// and the spread of the plotted samples as bands: p25..p75 dark, p5..p95 light. The <svg>
+// carries data-count (samples plotted) and data-median-us.
+std::string SamplePlot(const std::vector<float>& samples, double median_us, int width);
+
 // A colour for a verdict name, the same on every page.
 std::string VerdictColor(const std::string& verdict);
 

@@ -79,7 +79,7 @@ absl::StatusOr<bool> ApiKeys::Revoke(const std::string& id) {
   if (absl::Status s = stmt->Run(); !s.ok()) return s;
   if (db.Changes() != 1) return false;
   // A stolen worker key must not keep the jobs it holds: they go back to the queue now.
-  absl::StatusOr<int> requeued = RequeueLeasesOfKey(db, id);
+  absl::StatusOr<int> requeued = RequeueLeasesOfKey(db, id, shared_->now_ms());
   if (!requeued.ok()) return requeued.status();
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   spdlog::info("key {} revoked; {} job lease(s) of its workers requeued", id, *requeued);

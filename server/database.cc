@@ -94,6 +94,13 @@ Statement& Statement::Bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::BindBlob(int index, std::string_view bytes) {
+  // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
+  static const char kEmpty = 0;
+  sqlite3_bind_blob(stmt_, index, bytes.empty() ? &kEmpty : bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
 Statement& Statement::BindDouble(int index, double value) {
   sqlite3_bind_double(stmt_, index, value);
   return *this;
@@ -128,6 +135,12 @@ std::string Statement::ColumnText(int column) const {
   if (text == nullptr) return {};
   return std::string(reinterpret_cast<const char*>(text),
                      static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+std::string Statement::ColumnBlob(int column) const {
+  const void* bytes = sqlite3_column_blob(stmt_, column);
+  if (bytes == nullptr) return {};
+  return std::string(static_cast<const char*>(bytes), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 bool Statement::ColumnIsNull(int column) const {

@@ -57,6 +57,8 @@ class Statement {
   Statement& Bind(int index, int64_t value);
   Statement& Bind(int index, std::string_view value);
   Statement& BindDouble(int index, double value);
+  // Bytes as a BLOB (Bind(string_view) binds TEXT).
+  Statement& BindBlob(int index, std::string_view bytes);
   Statement& BindNull(int index);
   // true while a row is available; an error ends iteration and is kept in status().
   absl::StatusOr<bool> Step();
@@ -66,6 +68,8 @@ class Statement {
   int64_t ColumnInt(int column) const;
   double ColumnDouble(int column) const;
   std::string ColumnText(int column) const;
+  // The column's bytes, BLOB or TEXT ("" for NULL).
+  std::string ColumnBlob(int column) const;
   bool ColumnIsNull(int column) const;
 
  private:

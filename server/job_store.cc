@@ -2,7 +2,9 @@
 
 #include <openssl/rand.h>
 
+#include <bit>
 #include <chrono>
+#include <cstring>
 #include <limits>
 
 #include "absl/strings/escaping.h"
@@ -101,6 +103,30 @@ absl::Status RunWithoutFsync(Database& db, Statement& stmt) {
   return status.ok() ? restore : status;
 }
 
+// The event columns a state change records besides the job's own attempt and worker.
+struct EventFacts {
+  const char* event;
+  v1::Stage stage = v1::STAGE_UNSPECIFIED;
+  v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
+  std::string_view detail;
+};
+
+// Longest result message a 'finished' event copies (the whole one stays in result_json).
+constexpr size_t kEventDetailMax = 300;
+
+// Adds a job_events row for job `id` at `now`, taking attempt and worker from the job's row as
+// it is at this point of the caller's transaction (the caller orders it around its update).
+absl::Status RecordEvent(Database& db, int64_t id, int64_t now, const EventFacts& facts) {
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, verdict, detail) "
+      "SELECT id, ?2, ?3, attempts, worker_id, ?4, ?5, ?6 FROM jobs WHERE id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id).Bind(2, now).Bind(3, facts.event).Bind(4, facts.stage).Bind(5, facts.verdict);
+  // "" rather than a null view: sqlite binds a null pointer as NULL, which detail refuses.
+  stmt->Bind(6, facts.detail.empty() ? std::string_view("") : facts.detail.substr(0, kEventDetailMax));
+  return stmt->Run();
+}
+
 }  // namespace
 
 int64_t SystemNowMs() {
@@ -184,6 +210,10 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   insert->Bind(20, job.needs_torch && !job.compile_only ? 1 : 0);  // compile-only runs anywhere
   if (absl::Status s = insert->Run(); !s.ok()) return s;
   const int64_t id = db.LastInsertRowId();
+  const EventFacts event = done ? EventFacts{"finished", v1::STAGE_DONE, job.immediate_result->verdict(),
+                                             job.immediate_result->message()}
+                                : EventFacts{"queued", v1::STAGE_QUEUED, {}, {}};
+  if (absl::Status s = RecordEvent(db, id, now, event); !s.ok()) return s;
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   return id;
 }
@@ -406,8 +436,21 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   update->Bind(1, worker_id).Bind(2, leased.lease_token).Bind(3, now + options_.lease_ms);
   update->Bind(4, now).Bind(5, leased.id);
   if (absl::Status s = update->Run(); !s.ok()) return s;
+  if (absl::Status s = RecordEvent(db, leased.id, now, {"leased", v1::STAGE_COMPILING, {}, {}}); !s.ok()) return s;
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   return std::optional<LeasedJob>(std::move(leased));
+}
+
+absl::StatusOr<int64_t> JobStore::RouteQueuedJobs(const std::vector<std::string>& torch_only) {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Statement> stmt = db.Prepare(
+      "UPDATE jobs SET needs_torch = NOT needs_torch WHERE state = 1 AND "
+      "needs_torch != (compile_only = 0 AND problem IN (SELECT value FROM json_each(?1)))");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, nlohmann::json(torch_only).dump());
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return db.Changes();
 }
 
 absl::StatusOr<bool> JobStore::Renew(const LeaseRef& lease) {
@@ -427,15 +470,39 @@ absl::StatusOr<bool> JobStore::UpdateProgress(const LeaseRef& lease, v1::Stage s
                                               int total) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
+  const int64_t now = shared_->now_ms();
+  // A new stage is a state change: its event is written in the same transaction as the
+  // update. Both are soft state (see RunWithoutFsync), so the pair commits without an fsync.
+  if (absl::Status s = db.Execute("PRAGMA synchronous=NORMAL"); !s.ok()) return s;
+  absl::StatusOr<bool> changed = UpdateProgressLocked(lease, stage, done, total, now);
+  absl::Status restore = db.Execute("PRAGMA synchronous=FULL");
+  if (!changed.ok()) return changed.status();
+  if (!restore.ok()) return restore;
+  return *changed;
+}
+
+absl::StatusOr<bool> JobStore::UpdateProgressLocked(const LeaseRef& lease, v1::Stage stage, int done, int total,
+                                                    int64_t now) {
+  Database& db = *shared_->db;
+  absl::StatusOr<Transaction> txn = Transaction::Begin(db);
+  if (!txn.ok()) return txn.status();
+  absl::StatusOr<Statement> event = db.Prepare(absl::StrCat(
+      "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage) "
+      "SELECT id, ?4, 'stage', attempts, worker_id, ?5 FROM jobs WHERE stage != ?5 AND ", kCurrentLease));
+  if (!event.ok()) return event.status();
+  BindLease(*event, lease, now);
+  event->Bind(5, stage);
+  if (absl::Status s = event->Run(); !s.ok()) return s;
   absl::StatusOr<Statement> stmt = db.Prepare(absl::StrCat(
       "UPDATE jobs SET stage = ?5, progress_done = ?6, progress_total = ?7, "
       "lease_expires_unix_ms = ?8 WHERE ", kCurrentLease));
   if (!stmt.ok()) return stmt.status();
-  const int64_t now = shared_->now_ms();
   BindLease(*stmt, lease, now);
   stmt->Bind(5, stage).Bind(6, done).Bind(7, total).Bind(8, now + options_.lease_ms);
-  if (absl::Status s = RunWithoutFsync(db, *stmt); !s.ok()) return s;
-  return db.Changes() == 1;
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  const bool updated = db.Changes() == 1;
+  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  return updated;
 }
 
 absl::StatusOr<bool> JobStore::IsCurrentLocked(const LeaseRef& lease) {
@@ -469,13 +536,43 @@ absl::StatusOr<bool> JobStore::RequestBaselines(const LeaseRef& lease,
   return true;
 }
 
-absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& result) {
+namespace {
+
+// Moves each timing's samples_us out of `result` into job_samples rows of job `id` (float32,
+// little-endian: the byte order of every host kjudge runs on, checked at compile time).
+absl::Status StoreSamples(Database& db, int64_t id, v1::JobResult* result) {
+  static_assert(std::endian::native == std::endian::little, "job_samples stores little-endian float32");
+  for (int i = 0; i < result->timings_size(); ++i) {
+    v1::Timing* timing = result->mutable_timings(i)->mutable_timing();
+    if (timing->samples_us().empty()) continue;
+    const std::string_view bytes(reinterpret_cast<const char*>(timing->samples_us().data()),
+                                 sizeof(float) * static_cast<size_t>(timing->samples_us_size()));
+    absl::StatusOr<Statement> insert =
+        db.Prepare("INSERT OR REPLACE INTO job_samples(job_id, idx, shape, samples) VALUES(?, ?, ?, ?)");
+    if (!insert.ok()) return insert.status();
+    insert->Bind(1, id).Bind(2, i).Bind(3, result->timings(i).shape()).BindBlob(4, bytes);
+    if (absl::Status s = insert->Run(); !s.ok()) return s;
+    timing->clear_samples_us();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& given) {
+  v1::JobResult result = given;
+  if (absl::Status s = StoreSamples(*shared_->db, id, &result); !s.ok()) return s;
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "UPDATE jobs SET state = 3, stage = 6, verdict = ?, result_json = ?, finished_unix_ms = ?, "
       "lease_token = NULL, lease_expires_unix_ms = NULL WHERE id = ?");
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, result.verdict()).Bind(2, ToJson(result)).Bind(3, shared_->now_ms()).Bind(4, id);
+  const int64_t now = shared_->now_ms();
+  stmt->Bind(1, result.verdict()).Bind(2, ToJson(result)).Bind(3, now).Bind(4, id);
   if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  if (absl::Status s = RecordEvent(*shared_->db, id, now, {"finished", v1::STAGE_DONE, result.verdict(), result.message()});
+      !s.ok()) {
+    return s;
+  }
   return DropBaselineRequests(*shared_->db, id);
 }
 
@@ -562,6 +659,11 @@ absl::Status JobStore::RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t
     result.set_message(absl::StrCat("gave up after ", attempts, " attempts; the last ended with: ", reason));
     return FinishLocked(id, result);
   }
+  // Recorded before the update, while the row still names the worker that lost the job.
+  if (absl::Status s = RecordEvent(*shared_->db, id, shared_->now_ms(), {"requeued", v1::STAGE_QUEUED, {}, reason});
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<Statement> requeue =
       shared_->db->Prepare(absl::StrCat("UPDATE jobs SET ", kRequeueSet, " WHERE id = ?"));
   if (!requeue.ok()) return requeue.status();
@@ -590,7 +692,7 @@ absl::StatusOr<bool> JobStore::Release(const LeaseRef& lease, const std::string&
   return true;
 }
 
-absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id) {
+absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id, int64_t now_ms) {
   constexpr char kLeasedByKey[] =
       "state = 2 AND worker_id IN (SELECT id FROM workers WHERE api_key_id = ?1)";
   absl::StatusOr<Statement> drop = db.Prepare(absl::StrCat(
@@ -598,6 +700,13 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
   if (!drop.ok()) return drop.status();
   drop->Bind(1, api_key_id);
   if (absl::Status s = drop->Run(); !s.ok()) return s;
+  absl::StatusOr<Statement> events = db.Prepare(absl::StrCat(
+      "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, detail) "
+      "SELECT id, ?2, 'requeued', attempts, worker_id, ?3, 'the key of its worker was revoked (attempt not counted)' "
+      "FROM jobs WHERE ", kLeasedByKey));
+  if (!events.ok()) return events.status();
+  events->Bind(1, api_key_id).Bind(2, now_ms).Bind(3, v1::STAGE_QUEUED);
+  if (absl::Status s = events->Run(); !s.ok()) return s;
   // The attempt is given back: the job did nothing wrong, its worker's key was revoked.
   absl::StatusOr<Statement> requeue = db.Prepare(absl::StrCat(
       "UPDATE jobs SET ", kRequeueSet, ", attempts = MAX(attempts - 1, 0) WHERE ", kLeasedByKey));
@@ -635,22 +744,40 @@ void BindFinished(Statement& stmt, const std::map<std::string, std::string>& tag
   }
 }
 
+// One job_metrics row (columns 3..6: kind, label, baseline, value) into the result it came from.
+void AddMetricRow(const Statement& row, v1::JobResult* result) {
+  switch (row.ColumnInt(3)) {
+    case 0: result->set_gpu(row.ColumnText(4)); break;
+    case 1: {
+      v1::ShapeTiming* timing = result->add_timings();
+      timing->set_shape(row.ColumnText(4));
+      timing->mutable_timing()->set_median_us(row.ColumnDouble(6));
+      break;
+    }
+    case 2: {
+      v1::Speedup* speedup = result->add_speedups();
+      speedup->set_shape(row.ColumnText(4));
+      speedup->set_baseline(row.ColumnText(5));
+      speedup->set_speedup(row.ColumnDouble(6));
+      break;
+    }
+    default: break;  // a kind this server does not know (a newer schema's): not for stats
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
     const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
   std::lock_guard lock(shared_->mutex);
-  // Only what ComputeStats reads comes back, extracted by SQLite from one parse of each result:
-  // its verdict, problem, GPU, speedups, and the candidate's median at each timed shape (the
-  // default denominator derives baseline times from them). Rows come per array element,
-  // grouped by job. So stats over 100,000 jobs parse no stored result in C++.
+  // Only what ComputeStats reads comes back: each job's verdict and problem, and its rows of
+  // job_metrics (schema/0007: GPU, medians, speedups, extracted from the result when it was
+  // stored), read through that table's primary key. So stats over 100,000 jobs parse no stored
+  // result, neither in SQLite nor in C++.
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
-      "SELECT j.id, j.verdict, j.problem, top.key, top.value, json_extract(e.value, '$.shape'), "
-      "json_extract(e.value, '$.baseline'), json_extract(e.value, '$.speedup'), "
-      "json_extract(e.value, '$.timing.median_us') FROM jobs j "
-      "LEFT JOIN json_each(j.result_json) top ON top.key IN ('gpu', 'speedups', 'timings') "
-      "LEFT JOIN json_each(CASE WHEN top.key != 'gpu' THEN top.value END) e WHERE ",
-      FinishedWhere(tags.size()), " ORDER BY j.id"));
+      "SELECT j.id, j.verdict, j.problem, m.kind, m.label, m.baseline, m.value FROM jobs j "
+      "LEFT JOIN job_metrics m ON m.job_id = j.id WHERE ",
+      FinishedWhere(tags.size()), " ORDER BY j.id, m.kind, m.idx"));
   if (!stmt.ok()) return stmt.status();
   BindFinished(*stmt, tags, problem_prefix, scope);
   std::vector<JudgedResult> out;
@@ -665,22 +792,55 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
       judged.problem = stmt->ColumnText(2);
       judged.result.set_verdict(static_cast<v1::Verdict>(stmt->ColumnInt(1)));
     }
-    v1::JobResult& result = out.back().result;
-    const std::string key = stmt->ColumnIsNull(3) ? "" : stmt->ColumnText(3);
-    if (key == "gpu") {
-      result.set_gpu(stmt->ColumnText(4));
-    } else if (key == "speedups" && !stmt->ColumnIsNull(7)) {
-      v1::Speedup* speedup = result.add_speedups();
-      speedup->set_shape(stmt->ColumnText(5));
-      speedup->set_baseline(stmt->ColumnText(6));
-      speedup->set_speedup(stmt->ColumnDouble(7));
-    } else if (key == "timings" && !stmt->ColumnIsNull(8)) {
-      v1::ShapeTiming* timing = result.add_timings();
-      timing->set_shape(stmt->ColumnText(5));
-      timing->mutable_timing()->set_median_us(stmt->ColumnDouble(8));
-    }
+    if (!stmt->ColumnIsNull(3)) AddMetricRow(*stmt, &out.back().result);
   }
   return out;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> JobStore::Samples(int64_t id,
+                                                                                         const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+      "SELECT shape, samples FROM job_samples WHERE job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ",
+      kVisible, ") ORDER BY idx"));
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  std::vector<std::pair<std::string, std::vector<float>>> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    const std::string bytes = stmt->ColumnBlob(1);
+    std::vector<float> samples(bytes.size() / sizeof(float));
+    std::memcpy(samples.data(), bytes.data(), samples.size() * sizeof(float));
+    out.emplace_back(stmt->ColumnText(0), std::move(samples));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<JobEvent>> JobStore::Events(int64_t id, const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+      "SELECT e.at_unix_ms, e.event, COALESCE(e.attempt, -1), COALESCE(e.worker_id, ''), e.stage, e.verdict, e.detail "
+      "FROM job_events e WHERE e.job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ", kVisible,
+      ") ORDER BY e.id"));
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  std::vector<JobEvent> events;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    JobEvent& e = events.emplace_back();
+    e.at_unix_ms = stmt->ColumnInt(0);
+    e.event = stmt->ColumnText(1);
+    e.attempt = stmt->ColumnInt(2);
+    if (viewer.admin) e.worker_id = stmt->ColumnText(3);
+    e.stage = static_cast<v1::Stage>(stmt->ColumnInt(4));
+    e.verdict = static_cast<v1::Verdict>(stmt->ColumnInt(5));
+    e.detail = stmt->ColumnText(6);
+  }
+  return events;
 }
 
 absl::StatusOr<int64_t> JobStore::CountActiveForKey(const std::string& api_key_id) {

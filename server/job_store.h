@@ -22,6 +22,9 @@
 //  * Tenancy: the client-side reads (GetFor, List, Cancel, FinishedResults) take a Viewer and
 //    see only that key's jobs (admins: all); a job the viewer may not see reads exactly like a
 //    job that does not exist, and only admins see worker ids.
+//  * Every state change of a job (queued, leased, a new stage reported, requeued, finished) adds
+//    one job_events row in the transaction of the change itself, so the timeline never
+//    disagrees with the job row. Events reads them.
 //  * Enqueue checks the idempotency key and the active-job cap in the same transaction as the
 //    insert, so concurrent submits can neither exceed the cap nor duplicate a retried job.
 #pragma once
@@ -103,6 +106,17 @@ struct LeaseRef {
   std::string token;
 };
 
+// One row of a job's timeline (job_events, schema/0006).
+struct JobEvent {
+  int64_t at_unix_ms = 0;
+  std::string event;      // queued, leased, stage, requeued, finished
+  int64_t attempt = -1;   // -1: not recorded (events backfilled from jobs stored before 0006)
+  std::string worker_id;  // the holder at the event; cleared for non-admins
+  v1::Stage stage = v1::STAGE_UNSPECIFIED;
+  v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
+  std::string detail;
+};
+
 // What Complete did: whether the result was taken, and the baselines the server had asked
 // that lease to measure (problem, shape, name, hardware_key set; no timing).
 struct Completion {
@@ -131,6 +145,11 @@ class JobStore {
   // nullopt when nothing is queued for this worker, or when the key that registered the
   // worker is revoked (checked in the same transaction, so a long poll that began before the
   // revocation leases nothing after it).
+  // Sets needs_torch of every queued job from the catalog the server loaded: 1 exactly for the
+  // not-compile-only jobs of `torch_only` problems (no CUDA reference). So a catalog changed
+  // between runs (a problem gained or lost its reference.cu) routes its waiting jobs by what
+  // the problem is now. Returns how many jobs changed.
+  absl::StatusOr<int64_t> RouteQueuedJobs(const std::vector<std::string>& torch_only);
   // can_run_gpu: the worker times jobs (not compile-only); can_run_torch: it also has the
   // PyTorch oracle (GpuInfo.torch_version), so it may take needs_torch jobs.
   absl::StatusOr<std::optional<LeasedJob>> LeaseNext(const std::string& worker_id, bool can_run_gpu,
@@ -138,7 +157,8 @@ class JobStore {
   // Moves the lease's expiry to now + lease_ms; false (nothing changed) unless it is current.
   absl::StatusOr<bool> Renew(const LeaseRef& lease);
   absl::StatusOr<bool> UpdateProgress(const LeaseRef& lease, v1::Stage stage, int done, int total);
-  // Stores the result of the current lease and ends it; accepted = false otherwise.
+  // Stores the result of the current lease and ends it; accepted = false otherwise. Timing
+  // samples (samples_us) go to job_samples, not into the stored result.
   absl::StatusOr<Completion> Complete(const LeaseRef& lease, const v1::JobResult& result);
   // Records which baselines (problem, shape, name, hardware_key of each entry) the server asks
   // this lease to measure; replaces any earlier request for the job. false (nothing recorded)
@@ -159,6 +179,13 @@ class JobStore {
                                                             const std::string& problem_prefix,
                                                             const StatsScope& scope);
 
+  // The raw timing samples of each timed shape of the job's result (Timing.samples_us, which
+  // Complete stores in job_samples instead of the result), in JobResult.timings order; empty
+  // when `viewer` may not see the job (as GetFor) or none were sent.
+  absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> Samples(int64_t id, const Viewer& viewer);
+  // The job's timeline, oldest first; empty when `viewer` may not see the job (as GetFor).
+  absl::StatusOr<std::vector<JobEvent>> Events(int64_t id, const Viewer& viewer);
+
   // Queued + running jobs submitted with this key.
   absl::StatusOr<int64_t> CountActiveForKey(const std::string& api_key_id);
 
@@ -176,6 +203,8 @@ class JobStore {
   absl::StatusOr<int64_t> FindRetryLocked(const NewJob& job);
   absl::Status CheckCapLocked(const NewJob& job);
   absl::Status FinishLocked(int64_t id, const v1::JobResult& result);
+  // UpdateProgress's transaction: the stage event (when the stage changes) and the update.
+  absl::StatusOr<bool> UpdateProgressLocked(const LeaseRef& lease, v1::Stage stage, int done, int total, int64_t now);
   // Whether `lease` is the job's current, unexpired lease (inside the caller's lock).
   absl::StatusOr<bool> IsCurrentLocked(const LeaseRef& lease);
   // Moves this key's turn to the back of the fair-scheduling order.
@@ -192,6 +221,7 @@ class JobStore {
 // `api_key_id` back to the queue as if it had never been leased (the attempt is not counted),
 // and returns how many. ApiKeys::Revoke calls it in the revocation's own transaction, so a
 // revoked worker key holds no lease from the moment the revocation commits.
-absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id);
+// Each requeued job gets a 'requeued' event at now_ms.
+absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id, int64_t now_ms);
 
 }  // namespace kjudge::server

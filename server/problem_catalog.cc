@@ -72,6 +72,14 @@ std::vector<std::string> ProblemCatalog::LibraryBaselineNames(const std::string&
   return out;
 }
 
+std::vector<std::string> ProblemCatalog::PyTorchOnlyNames() const {
+  std::vector<std::string> out;
+  for (const auto& [name, entry] : entries_) {
+    if (!entry.files.spec.HasCudaReference()) out.push_back(name);
+  }
+  return out;
+}
+
 std::vector<v1::ProblemSummary> ProblemCatalog::List() const {
   std::vector<v1::ProblemSummary> out;
   for (const auto& [name, entry] : entries_) {

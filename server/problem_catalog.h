@@ -35,6 +35,9 @@ class ProblemCatalog {
   // The names of a problem's library baselines ([[baseline]]); none for an unknown problem.
   // What the default speedup denominator may choose besides torch_eager (kernel_metrics.h).
   std::vector<std::string> LibraryBaselineNames(const std::string& name) const;
+  // The problems without a CUDA reference (only reference.py): judged only by workers with
+  // PyTorch (docs/pytorch-problems.md section 2).
+  std::vector<std::string> PyTorchOnlyNames() const;
 
  private:
   std::map<std::string, CatalogEntry> entries_;

@@ -151,6 +151,15 @@ int Serve(const ServeOptions& options) {
   }
   SharedDatabase shared{std::move(*db), {}, SystemNowMs};
   JobStore jobs(&shared, JobStoreOptions{options.max_attempts, options.lease_seconds * 1000LL});
+  // Jobs queued under an older catalog are routed by what their problem is now.
+  absl::StatusOr<int64_t> rerouted = jobs.RouteQueuedJobs((*catalog)->PyTorchOnlyNames());
+  if (!rerouted.ok()) {
+    spdlog::error("{}", rerouted.status().message());
+    return 2;
+  }
+  if (*rerouted > 0) {
+    spdlog::info("{} queued jobs rerouted: their problems gained or lost a CUDA reference", *rerouted);
+  }
   WorkerRegistry workers(&shared);
   BaselineStore baselines(&shared);
   ApiKeys keys(&shared);

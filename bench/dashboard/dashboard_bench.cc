@@ -3,7 +3,7 @@
 //
 // It builds a database the way the server does (migrations), fills it with N jobs of every
 // state and verdict spread over the catalog's problems, 10 tenants, 5 model tags and 24 hours,
-// then serves kjudge-dashboard's routes in-process over loopback HTTP with --require-auth and
+// with their timelines (job_events), then serves kjudge-dashboard's routes in-process over loopback HTTP with --require-auth and
 // times every page, as an admin and as a submitter. Last, it times 400 job inserts (JobStore::
 // Enqueue on the server's own kind of connection) alone and while pages are read in a loop.
 // Usage: kjudge-bench-dashboard --db /tmp/dash.sqlite --problems problems [--jobs 100000]
@@ -120,6 +120,13 @@ void Fill(Database& db, const std::vector<std::string>& problems, const std::vec
     s.Bind(12, keys[static_cast<size_t>(i) % keys.size()]).Bind(13, static_cast<int64_t>(rng() % 2));
     Check(s.Run(), "job");
   }
+  // Each job's timeline as the server would have written it (job_events; a job page reads it).
+  Check(db.Execute("INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, verdict, detail) "
+                   "SELECT id, created_unix_ms, 'queued', 0, NULL, 1, 0, '' FROM jobs UNION ALL "
+                   "SELECT id, started_unix_ms, 'leased', 1, worker_id, 2, 0, '' FROM jobs WHERE started_unix_ms IS NOT NULL "
+                   "UNION ALL SELECT id, finished_unix_ms, 'finished', 1, worker_id, 6, verdict, 'bench' FROM jobs "
+                   "WHERE state = 3 ORDER BY 1, 2"),
+        "events");
   Check(db.Execute("COMMIT"), "commit");
 }
 

@@ -36,7 +36,7 @@ Cluster::~Cluster() {
 
 void Cluster::StartServer(const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {ServerBin(), "--db", dir_ + "/kjudge.sqlite", "--listen", address(),
-                                   "--problems", SourcePath("problems")};
+                                   "--problems", problems_.empty() ? SourcePath("problems") : problems_};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   const std::string log = "server-" + std::to_string(++server_starts_) + ".log";
   server_ = std::make_unique<Subprocess>(argv, dir_ + "/" + log);

@@ -26,6 +26,9 @@ class Cluster {
   explicit Cluster(const std::string& name);
   ~Cluster();
 
+  // Serves the catalog below `root` (default: the repository's problems/) from the next
+  // StartServer on.
+  void SetProblems(const std::string& root) { problems_ = root; }
   void StartServer(const std::vector<std::string>& extra_args = {});
   void KillServer(int signal);
   // Starts a compile-only worker logging to `log_name` in dir() (give each concurrent worker its
@@ -51,6 +54,7 @@ class Cluster {
   std::string dir_;
   int port_;
   int server_starts_ = 0;
+  std::string problems_;  // "" = SourcePath("problems")
   std::unique_ptr<Subprocess> server_;
   std::vector<std::unique_ptr<Subprocess>> workers_;
   std::vector<std::string> worker_logs_;  // distinct log names, in start order

@@ -95,6 +95,8 @@ v1::JobResult Recorded(v1::Verdict verdict, const std::string& shape, double med
     timing->set_p99_us(median_us * 1.12);
     timing->set_max_us(median_us * 1.2);
     timing->set_samples(200);
+    // The raw samples, as the judge sends them: 200 around the median, in the order taken.
+    for (int i = 0; i < 200; ++i) timing->add_samples_us(static_cast<float>(median_us * (0.97 + 0.0012 * ((i * 37) % 200))));
     timing->set_sol_percent(40.0 * speedup / 4.0);
     v1::Speedup* s = r.add_speedups();
     s->set_shape(shape);
@@ -145,9 +147,10 @@ class Dashboard : public ::testing::Test {
   }
 
   // Submits as `client` and, unless queued_only, leases the job with the fake GPU worker and
-  // posts `result` (or leaves it running when result is nullopt).
+  // posts `result` (or leaves it running when result is nullopt). With `retried`, the first
+  // lease reports a stage and gives the job back, and a second lease posts the result.
   std::string Judge(ApiClient& client, const std::map<std::string, std::string>& tags, bool is_public,
-                    const std::optional<v1::JobResult>& result, bool lease = true) {
+                    const std::optional<v1::JobResult>& result, bool lease = true, bool retried = false) {
     v1::SubmitRequest request = ReluRequest();
     request.set_compile_only(false);
     for (const auto& [k, v] : tags) (*request.mutable_tags())[k] = v;
@@ -163,6 +166,13 @@ class Dashboard : public ::testing::Test {
     v1::LeaseJobResponse leased;
     EXPECT_TRUE(workers_->LeaseJob(&lease_context, lease_request, &leased).ok());
     EXPECT_EQ(leased.spec().job_id(), submitted.job_id());
+    if (retried) {
+      ReportAndRelease(leased);
+      grpc::ClientContext again;
+      again.AddMetadata("authorization", "Bearer " + worker_key_);
+      EXPECT_TRUE(workers_->LeaseJob(&again, lease_request, &leased).ok());
+      EXPECT_EQ(leased.spec().job_id(), submitted.job_id());
+    }
     if (!result) return submitted.job_id();
     grpc::ClientContext context;
     context.AddMetadata("authorization", "Bearer " + worker_key_);
@@ -175,6 +185,30 @@ class Dashboard : public ::testing::Test {
     EXPECT_TRUE(workers_->CompleteJob(&context, complete, &done).ok());
     EXPECT_TRUE(done.accepted());
     return submitted.job_id();
+  }
+
+  // The lease holder reports the checking stage, then gives the job back.
+  void ReportAndRelease(const v1::LeaseJobResponse& leased) {
+    grpc::ClientContext progress_context;
+    progress_context.AddMetadata("authorization", "Bearer " + worker_key_);
+    v1::ReportProgressRequest progress;
+    progress.set_worker_id(worker_id_);
+    progress.set_job_id(leased.spec().job_id());
+    progress.set_lease_token(leased.lease_token());
+    progress.set_stage(v1::STAGE_CHECKING);
+    progress.set_total(4);
+    v1::ReportProgressResponse still;
+    EXPECT_TRUE(workers_->ReportProgress(&progress_context, progress, &still).ok());
+    EXPECT_TRUE(still.still_yours());
+    grpc::ClientContext release_context;
+    release_context.AddMetadata("authorization", "Bearer " + worker_key_);
+    v1::ReleaseJobRequest release;
+    release.set_worker_id(worker_id_);
+    release.set_job_id(leased.spec().job_id());
+    release.set_lease_token(leased.lease_token());
+    release.set_reason("test: the worker gives the job back once");
+    v1::ReleaseJobResponse released;
+    EXPECT_TRUE(workers_->ReleaseJob(&release_context, release, &released).ok());
   }
 
   void RegisterGpuWorker() {
@@ -256,7 +290,7 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
   const std::string alice_best = Judge(alice, a, true, Recorded(v1::CORRECT, shape, 8.0, 2.5));
   const std::string bob_public = Judge(bob, b, true, Recorded(v1::CORRECT, shape, 5.0, 4.0));
   const std::string bob_private = Judge(bob, b, false, Recorded(v1::CORRECT, shape, 3.0, 0.8));
-  const std::string wrong = Judge(alice, a, true, Recorded(v1::WRONG_ANSWER, shape, 0, 0));
+  const std::string wrong = Judge(alice, a, true, Recorded(v1::WRONG_ANSWER, shape, 0, 0), true, /*retried=*/true);
   for (v1::Verdict v : {v1::RUNTIME_ERROR, v1::TIMEOUT, v1::LAUNCH_ERROR, v1::UNWRITTEN_OUTPUT, v1::INPUT_MODIFIED,
                         v1::SUSPICIOUS, v1::INTERNAL_ERROR}) {
     Judge(alice, a, false, Recorded(v, shape, 1.0, 50.0));
@@ -303,9 +337,28 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
   EXPECT_NE(page.find("reference (default)"), std::string::npos);
   EXPECT_NE(ById(page, "default-speedup").find("vs reference (catalog kernel"), std::string::npos) << page;
   EXPECT_NE(page.find("<svg"), std::string::npos);
+  // The raw samples: stored apart from the result (job_samples, 200 float32), plotted with the
+  // stored median marked; the stored result carries none.
+  EXPECT_EQ(Attributes(page, "<svg class=\"samples\"", "data-count"), (std::vector<std::string>{"200"}));
+  EXPECT_EQ(Attributes(page, "<svg class=\"samples\"", "data-median-us"), (std::vector<std::string>{"8"}));
+  EXPECT_EQ(Sql(db_, "SELECT length(samples) FROM job_samples WHERE job_id = " + alice_best),
+            (std::vector<std::string>{"800"}));
+  EXPECT_EQ(Sql(db_, "SELECT COALESCE(json_array_length(result_json, '$.timings[0].timing.samples_us'), 0) FROM jobs "
+                     "WHERE id = " + alice_best),
+            (std::vector<std::string>{"0"}));
   const std::string wrong_page = Browse(admin_key_, "/jobs/" + wrong, "job-wrong-answer");
   EXPECT_NE(wrong_page.find("expected 1.5"), std::string::npos);
   EXPECT_NE(wrong_page.find("got -2.25"), std::string::npos);
+  // Its whole timeline, row for row as job_events has it: queued, leased, a stage, requeued
+  // (released), leased again, finished.
+  const std::string events_of_wrong = " FROM job_events WHERE job_id = " + wrong + " ORDER BY id";
+  EXPECT_EQ(Attributes(wrong_page, "<tr class=\"event\"", "data-event"), Sql(db_, "SELECT event" + events_of_wrong));
+  EXPECT_EQ(Attributes(wrong_page, "<tr class=\"event\"", "data-event"),
+            (std::vector<std::string>{"queued", "leased", "stage", "requeued", "leased", "finished"}));
+  EXPECT_EQ(Attributes(wrong_page, "<tr class=\"event\"", "data-at"), Sql(db_, "SELECT at_unix_ms" + events_of_wrong));
+  EXPECT_EQ(Attributes(wrong_page, "<tr class=\"event\"", "data-attempt"), Sql(db_, "SELECT attempt" + events_of_wrong));
+  EXPECT_NE(wrong_page.find("test: the worker gives the job back once"), std::string::npos);
+  EXPECT_NE(wrong_page.find("stage STAGE_CHECKING"), std::string::npos);
   const std::string compile_error_id = Sql(db_, "SELECT id FROM jobs WHERE verdict = 3").at(0);
   EXPECT_NE(Browse(admin_key_, "/jobs/" + compile_error_id, "job-compile-error").find("id=\"compile-log\""), std::string::npos);
 

@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/sample_statistics.h"
@@ -75,6 +76,7 @@ struct SampleHooks {
 
 struct TimingResult {
   SampleSummary summary;
+  std::vector<double> samples;  // what `summary` summarises, in the order taken
   StopReason reason = StopReason::kNotYet;
   int64_t throttled = 0;         // samples discarded for a low SM clock
   bool all_throttled = false;

@@ -173,6 +173,7 @@ absl::Status CandidateProcess::Load(const v1::RunSpec& run, const CompiledProgra
   *load->mutable_run() = run;
   load->mutable_run()->clear_seed();
   load->mutable_run()->clear_reference_source();
+  load->mutable_run()->clear_reference_module();
   load->mutable_run()->clear_cached_baselines();
   load->set_cubin(program.cubin);
   for (const auto& [expr, lowered] : program.lowered_names) {

@@ -57,6 +57,13 @@ absl::StatusOr<TensorSet> TensorSet::AllocateOutputs(const ProblemSpec& spec, co
   return AllocateRoles(spec, shape, TensorRole::kOut, guards, -1);
 }
 
+absl::StatusOr<TensorSet> TensorSet::AllocateOutputsShared(const ProblemSpec& spec,
+                                                           const Shape& shape,
+                                                           const GuardPattern& guards,
+                                                           int device) {
+  return AllocateRoles(spec, shape, TensorRole::kOut, guards, device);
+}
+
 absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, const Shape& shape,
                                                    std::optional<TensorRole> only,
                                                    const GuardPattern& guards,

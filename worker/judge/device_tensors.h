@@ -43,6 +43,11 @@ class TensorSet {
   // shape); OutputBytes() is what that allocates.
   static absl::StatusOr<TensorSet> AllocateOutputs(const ProblemSpec& spec, const Shape& shape,
                                                    const GuardPattern& guards);
+  // The same in memory another process can map (the PyTorch oracle writes expected outputs
+  // there).
+  static absl::StatusOr<TensorSet> AllocateOutputsShared(const ProblemSpec& spec,
+                                                         const Shape& shape,
+                                                         const GuardPattern& guards, int device);
   static absl::StatusOr<size_t> OutputBytes(const ProblemSpec& spec, const Shape& shape);
   // Only the inputs (the judge's private copy of a candidate's inputs).
   static absl::StatusOr<TensorSet> AllocateInputs(const ProblemSpec& spec, const Shape& shape,

@@ -36,6 +36,7 @@
 #include "worker/gpu/str_util.h"
 #include "worker/gpu/timing.h"
 #include "worker/judge/verdict_protocol.h"
+#include "worker/oracle_client/oracle_process.h"
 
 namespace kjudge::runner {
 namespace {
@@ -82,6 +83,7 @@ bool ReuseMeasurements(const std::string& json, GpuContext& gpu) {
   }
   const double overhead = earlier.event_overhead_us();
   earlier.set_event_overhead_us(0.0);  // this runner's GpuInfo has none yet
+  earlier.clear_torch_version();       // nor its oracle's version
   if (HardwareKey(earlier) != HardwareKey(gpu.info) || overhead <= 0.0 ||
       earlier.copy_bandwidth_gbs() <= 0.0 || earlier.sgemm_tflops() <= 0.0) {
     spdlog::info("--measured-gpu is not for this GPU or incomplete: measuring");
@@ -160,7 +162,33 @@ struct ServeOptions {
   int protocol_fd = -1;  // -1: stdin/stdout
   std::string candidate;
   int64_t candidate_timeout_ms = 15000;
+  bool no_oracle = false;
+  std::string oracle_python;  // "": python3 on PATH
+  int64_t oracle_timeout_ms = 120000;
 };
+
+// The PyTorch oracle (worker/oracle_client/): spawned before the GPU is measured so torch's
+// import overlaps it; Finish() (before the Hello) waits for its hello. None in compile-only
+// mode or with --no-oracle: torch_version stays "" and problems without reference.cu are not
+// served here.
+void BeginOracle(const ServeOptions& serve, bool has_gpu, oracle::OracleKeeper& keeper) {
+  if (serve.no_oracle) return keeper.Disable("--no-oracle");
+  if (!has_gpu) return keeper.Disable("no GPU on this runner, or --compile-only");
+  keeper.Begin();
+}
+
+void FinishOracle(oracle::OracleKeeper& keeper, GpuContext& gpu) {
+  keeper.Finish();
+  if (keeper.available()) {
+    gpu.info.set_torch_version(keeper.torch_version());
+    spdlog::info("PyTorch oracle ready: torch {}", keeper.torch_version());
+    return;
+  }
+  spdlog::warn("no PyTorch oracle: {}", keeper.why_not());
+  if (gpu.has_gpu && gpu.no_gpu_reason.empty()) {
+    gpu.no_gpu_reason = Cat("no PyTorch oracle: ", keeper.why_not());
+  }
+}
 
 int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   // The protocol with the worker: a dedicated descriptor when given (the worker passes one),
@@ -185,6 +213,14 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   GpuContext gpu = DetectGpu(options);
   const CubinCache cache(options.cache_dir);
   GpuResources res;
+  oracle::OracleOptions oracle_options;
+  oracle_options.python = serve.oracle_python;
+  oracle_options.request_timeout = std::chrono::milliseconds(serve.oracle_timeout_ms);
+  // Well inside the worker's 60 s wait for the Hello (runner_supervisor.h), GPU set-up included:
+  // an oracle slower than this leaves the runner without one (torch_version "").
+  oracle_options.hello_timeout = std::chrono::milliseconds(30000);
+  oracle::OracleKeeper oracle(oracle_options);
+  BeginOracle(serve, gpu.has_gpu && !options.compile_only, oracle);
   if (gpu.has_gpu) {
     if (absl::Status s = SetUpGpu(gpu, cache, res); !s.ok()) {
       spdlog::error("GPU set-up failed: {}", s.ToString());
@@ -195,6 +231,7 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
       MeasureGpu(gpu, res, options);
     }
   }
+  FinishOracle(oracle, gpu);
   v1::RunnerMessage hello;
   *hello.mutable_hello()->mutable_gpu() = gpu.info;
   hello.mutable_hello()->set_error(gpu.no_gpu_reason);
@@ -212,6 +249,7 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
     env.stream = res.stream->get();
   }
   env.device = options.device;
+  if (gpu.has_gpu) env.oracle = &oracle;
   CandidateLauncher candidates(CandidatePath(serve.candidate), options.device,
                                std::chrono::milliseconds(serve.candidate_timeout_ms));
   if (gpu.has_gpu) {
@@ -276,6 +314,15 @@ int main(int argc, char** argv) {
   app.add_option("--candidate-timeout-ms", serve.candidate_timeout_ms,
                  "how long one request to a candidate process may take before its kernels "
                  "count as hung (TIMEOUT; the candidate is killed, the runner stays)")
+      ->capture_default_str();
+  app.add_flag("--no-oracle", serve.no_oracle,
+               "do not start the PyTorch oracle: torch_version stays empty and problems "
+               "without reference.cu are not served by this runner");
+  app.add_option("--oracle-python", serve.oracle_python,
+                 "the python3 with torch that runs the PyTorch oracle (default: python3 on PATH)");
+  app.add_option("--oracle-timeout-ms", serve.oracle_timeout_ms,
+                 "how long one oracle request (a module run, a compile poll) may take before "
+                 "the oracle is killed (the job is INTERNAL_ERROR; the next job starts a new one)")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   return kjudge::runner::Serve(options, serve);

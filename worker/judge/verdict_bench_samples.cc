@@ -49,7 +49,17 @@ absl::StatusOr<int> VerdictProtocol::InputSetsThatFit(const Shape& shape) const 
   KJ_ASSIGN_OR_RETURN(size_t tensor_bytes, TensorSet::BytesNeeded(setup_.spec, shape));
   KJ_ASSIGN_OR_RETURN(size_t output_bytes, TensorSet::OutputBytes(setup_.spec, shape));
   KJ_ASSIGN_OR_RETURN(size_t cand_scratch, ScratchBytes(setup_.candidate_plan, bindings));
-  KJ_ASSIGN_OR_RETURN(size_t ref_scratch, ScratchBytes(setup_.spec.reference_plan, bindings));
+  // An oracle problem has no reference plan; the oracle's own device memory (torch's copies of
+  // the inputs and outputs at its precision: estimated as 2x the tensors for f64, 1x for f32,
+  // intermediates not counted) stands in for the reference's scratch.
+  size_t ref_scratch = 0;
+  if (OracleProblem()) {
+    const ModuleBinding& m = *setup_.spec.module;  // set: OracleProblem()
+    const std::string& precision = m.bench_precision.empty() ? m.precision : m.bench_precision;
+    ref_scratch = (precision == "f32" ? 1 : 2) * tensor_bytes;
+  } else {
+    KJ_ASSIGN_OR_RETURN(ref_scratch, ScratchBytes(setup_.spec.reference_plan, bindings));
+  }
   size_t free_bytes = 0;
   size_t total_bytes = 0;
   KJ_RETURN_IF_ERROR(CudaStatus(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"));
@@ -69,12 +79,14 @@ absl::StatusOr<int> VerdictProtocol::InputSetsThatFit(const Shape& shape) const 
         v1::REJECTED,
         absl::StrFormat("needs %.1f MiB of device memory to time with checked outputs "
                         "(tensors %.1f MiB + scratch %.1f MiB + a reference copy of the outputs "
-                        "%.1f MiB + reference scratch %.1f MiB) but only %.1f MiB are usable "
+                        "%.1f MiB + %s %.1f MiB) but only %.1f MiB are usable "
                         "(90%% of %.1f MiB free)",
                         (static_cast<double>(ref_scratch) + per_set) / kMiB,
                         static_cast<double>(tensor_bytes) / kMiB,
                         static_cast<double>(cand_scratch) / kMiB,
                         static_cast<double>(output_bytes) / kMiB,
+                        OracleProblem() ? "the PyTorch oracle's copies (estimate)"
+                                        : "reference scratch",
                         static_cast<double>(ref_scratch) / kMiB, usable / kMiB,
                         static_cast<double>(free_bytes) / kMiB));
   }
@@ -87,7 +99,7 @@ absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i
   set.id = next_set_++;
   KJ_ASSIGN_OR_RETURN(set.tensors,
                       TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device));
-  KJ_ASSIGN_OR_RETURN(set.expected, TensorSet::AllocateOutputs(setup_.spec, shape, guards_));
+  KJ_ASSIGN_OR_RETURN(set.expected, AllocateExpected(shape));
   KJ_ASSIGN_OR_RETURN(set.scratch,
                       ScratchSet::Allocate(setup_.candidate_plan, setup_.spec.BindingsFor(shape),
                                            guards_, env_.device));
@@ -134,7 +146,7 @@ absl::Status VerdictProtocol::RunExpected(size_t i, const TensorSet& inputs,
   if (known != library_oracle_ok_.end()) return absl::OkStatus();
   // First use on this shape in this job: the library must agree with the trusted reference,
   // or the reference computes every sample's expected outputs.
-  KJ_ASSIGN_OR_RETURN(TensorSet check, TensorSet::AllocateOutputs(setup_.spec, shape, guards_));
+  KJ_ASSIGN_OR_RETURN(TensorSet check, AllocateExpected(shape));
   KJ_RETURN_IF_ERROR(RunReferenceInto(shape, inputs, check));
   KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> bad,
                       CompareOnDevice(shape, expected, check, "library oracle vs reference"));

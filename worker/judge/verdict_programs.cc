@@ -76,6 +76,18 @@ PlanLimits VerdictProtocol::Limits() const {
 }
 
 absl::Status VerdictProtocol::RunReferences() {
+  if (OracleProblem()) {
+    const size_t n = setup_.spec.test_shapes.size();
+    for (size_t i = 0; i < n; ++i) {
+      progress_(v1::STAGE_CHECKING, static_cast<int>(i), static_cast<int>(2 * n));
+      absl::StatusOr<std::vector<std::vector<double>>> outputs = RunReferenceShape(i);
+      KJ_RETURN_IF_ERROR(AsInternal(
+          outputs.status(), Cat("PyTorch oracle on test shape ",
+                                setup_.spec.test_shapes[i].Label())));
+      reference_outputs_.push_back(*std::move(outputs));
+    }
+    return absl::OkStatus();
+  }
   KJ_ASSIGN_OR_RETURN(CudaModule module,
                       [&]() -> absl::StatusOr<CudaModule> {
                         absl::StatusOr<CudaModule> m = CudaModule::Load(reference_.program);
@@ -100,10 +112,20 @@ absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceSh
   const Shape& shape = setup_.spec.test_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
   const InputScaleScope scale(*env_.utilities, shape.input_scale);  // the stress shapes
-  KJ_ASSIGN_OR_RETURN(TensorSet tensors, TensorSet::Allocate(setup_.spec, shape, guards_));
+  // An oracle problem's tensors are shared: the oracle maps them (worker/oracle_client/).
+  KJ_ASSIGN_OR_RETURN(TensorSet tensors,
+                      OracleProblem()
+                          ? TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device)
+                          : TensorSet::Allocate(setup_.spec, shape, guards_));
   KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kTestStream, i),
                                             env_.stream));
   KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
+  if (OracleProblem()) {
+    KJ_RETURN_IF_ERROR(RunOracleInto(shape, tensors, tensors, setup_.spec.module->precision));
+    KJ_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, tensors.CopyOutputs(env_.stream));
+    KJ_RETURN_IF_ERROR(tensors.Scrub(env_.stream));
+    return Decode(outputs);
+  }
   KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
                       PlanExecutor::Prepare(setup_.spec.reference_plan, *reference_module_,
                                             bindings, tensors.pointers(), Limits(), guards_));
@@ -129,6 +151,11 @@ absl::Status VerdictProtocol::LoadCandidate() {
 
 absl::Status VerdictProtocol::RunReferenceInto(const Shape& shape, const TensorSet& inputs,
                                                const TensorSet& outputs) {
+  if (OracleProblem()) {
+    const ModuleBinding& m = *setup_.spec.module;  // set: OracleProblem()
+    return RunOracleInto(shape, inputs, outputs,
+                         m.bench_precision.empty() ? m.precision : m.bench_precision);
+  }
   KJ_RETURN_IF_ERROR(EnsureReferenceModule());
   KJ_ASSIGN_OR_RETURN(PlanExecutor plan,
                       PlanExecutor::Prepare(setup_.spec.reference_plan, *reference_module_,

@@ -88,7 +88,11 @@ absl::Status VerdictProtocol::Execute() {
     return absl::OkStatus();
   }
   progress_(v1::STAGE_COMPILING, 1, 2);
-  KJ_RETURN_IF_ERROR(CompileReference());
+  if (OracleProblem()) {
+    KJ_RETURN_IF_ERROR(Oracle().status());  // no oracle here: INTERNAL_ERROR before any work
+  } else {
+    KJ_RETURN_IF_ERROR(CompileReference());
+  }
   Mark("reference compile");
   KJ_RETURN_IF_ERROR(RunReferences());
   Mark("reference runs");

@@ -65,6 +65,7 @@
 #include "worker/gpu/job_setup.h"
 #include "worker/gpu/plan_executor.h"
 #include "worker/gpu/timing.h"
+#include "worker/oracle_client/oracle_process.h"
 
 namespace kjudge::runner {
 
@@ -80,6 +81,7 @@ struct RunnerEnv {
   cudaStream_t stream = nullptr;
   int device = 0;
   CandidateLauncher* candidates = nullptr;  // a fresh candidate process per full job
+  oracle::OracleKeeper* oracle = nullptr;   // the PyTorch oracle; null without a GPU
   TimingOptions timing;
   std::string uncalibrated_reason;  // why timing.event_overhead_us is 0 ("" when calibrated)
 };
@@ -113,6 +115,26 @@ class VerdictProtocol {
                                 const TensorSet& outputs);
   absl::Status EnsureReferenceModule();
   PlanLimits Limits() const;
+
+  // The PyTorch oracle as the reference of a problem without reference.cu, and its baselines
+  // (verdict_oracle.cc).
+  // No reference.cu, a reference.py: the oracle computes every expected output.
+  bool OracleProblem() const;
+  // INTERNAL_ERROR "this runner has no PyTorch oracle" when it is needed and missing.
+  absl::StatusOr<oracle::OracleProcess*> Oracle();
+  // Loads the module at `shape` into the oracle (once per oracle process); its key.
+  absl::StatusOr<std::string> OracleLoad(const Shape& shape);
+  // The oracle's outputs for `inputs` into `outputs` (both shared: DeviceBuffer::
+  // AllocateGuardedShared), computed at `precision`.
+  absl::Status RunOracleInto(const Shape& shape, const TensorSet& inputs,
+                             const TensorSet& outputs, const std::string& precision);
+  // Expected outputs' buffers: shared for oracle problems (the oracle maps them).
+  absl::StatusOr<TensorSet> AllocateExpected(const Shape& shape) const;
+  // torch_eager / torch_compile on `tensors` (set 1), checked once; for MeasureBaselines.
+  absl::StatusOr<TimingResult> TimeOracleBaseline(const Shape& shape, TensorSet& tensors,
+                                                  const std::string& mode);
+  // The oracle baselines this job would add at `shape` (not cached), in order.
+  std::vector<std::string> MissingOracleBaselines(const Shape& shape) const;
 
   // Test-shape checks and fault diagnosis (verdict_test_shapes.cc).
   absl::Status CheckShape(size_t i, v1::Verdict* verdict);

@@ -40,7 +40,15 @@ absl::Status AsInternal(const absl::Status& status, std::string_view what);
 // Every buffer the candidate's plan can reach: its tensors and its scratch.
 std::vector<GuardedBuffer> CandidateBuffers(const TensorSet& tensors, const ScratchSet& scratch);
 
-// A TimingResult as reported, with the floor and SOL% when there is a floor.
+// Timing.samples_us holds at most this many samples per shape (the dashboard's plot; a result
+// stays small): a run with more is thinned evenly.
+inline constexpr size_t kMaxReportedSamples = 1000;
+
+// Copies `samples` into timing->samples_us, thinned to kMaxReportedSamples evenly spaced ones
+// (first sample kept, order kept).
+void AddSamples(const std::vector<double>& samples, v1::Timing* timing);
+
+// A TimingResult as reported, with the floor and SOL% when there is a floor, and its samples.
 v1::Timing TimingToProto(const TimingResult& t, double floor_us);
 
 // Timed samples of the candidate's plan, each run in the candidate process.

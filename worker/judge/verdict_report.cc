@@ -15,6 +15,16 @@
 namespace kjudge::runner {
 namespace verdict_detail {
 
+void AddSamples(const std::vector<double>& samples, v1::Timing* timing) {
+  const size_t n = samples.size();
+  const size_t kept = std::min(n, kMaxReportedSamples);
+  timing->mutable_samples_us()->Reserve(static_cast<int>(kept));
+  for (size_t i = 0; i < kept; ++i) {
+    // Evenly spaced over the run: sample i of `kept` is sample floor(i * n / kept) of n.
+    timing->add_samples_us(static_cast<float>(samples[i * n / kept]));
+  }
+}
+
 v1::Timing TimingToProto(const TimingResult& t, double floor_us) {
   v1::Timing p = ToTimingProto(t.summary);
   p.set_throttled_samples(static_cast<int32_t>(t.throttled));
@@ -22,6 +32,7 @@ v1::Timing TimingToProto(const TimingResult& t, double floor_us) {
   p.set_input_sets(t.input_sets);
   p.set_checked_samples(static_cast<int32_t>(t.checked));
   p.set_event_overhead_us(t.event_overhead_us);
+  AddSamples(t.samples, &p);
   if (floor_us > 0.0 && t.summary.median > 0.0) {
     p.set_floor_us(floor_us);
     p.set_sol_percent(100.0 * floor_us / t.summary.median);

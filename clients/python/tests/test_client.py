@@ -38,8 +38,10 @@ def test_installed_package_has_generated_stubs_and_enums_match_the_proto():
 
 
 def test_problems_and_a_problem_with_its_prompt(kj):
-    names = {p.name for p in kj.problems()}
+    summaries = {p.name: p for p in kj.problems()}
+    names = set(summaries)
     assert RELU in names and len(names) > 10
+    assert summaries[RELU].needs_pytorch is False  # it has a CUDA reference
     problem = kj.problem(RELU)
     assert problem.level == 1
     assert "ReLU" in problem.prompt or "relu" in problem.prompt.lower()

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "server/job_store.h"
+#include "proto/proto_json.h"
 #include "server/migrations.h"
 
 namespace kjudge::server {
@@ -215,6 +216,54 @@ TEST_F(JobStoreClientTest, FinishedResultsMatchTagsExactlyAndKeepOnlyWhatStatsRe
   EXPECT_EQ(store_->FinishedResults({{"model", "m1\"'.x"}}, "", StatsScope{admin, false})->size(), 1U);
   EXPECT_EQ(store_->FinishedResults({{"odd key \"$", "v"}, {"model", "m2"}}, "", StatsScope{admin, false})->size(), 1U);
   EXPECT_EQ(store_->FinishedResults({{"model", "m1"}}, "", StatsScope{Viewer{"kj_b", false}, false})->size(), 0U);
+}
+
+// A database written before schema 0007 (results only in result_json) gets its job_metrics rows
+// from the migration's backfill, and stats over it equal stats over the stored results.
+TEST(JobMetricsMigration, BackfillsResultsStoredBeforeIt) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("kjudge-job-metrics-" + std::to_string(getpid()) + ".sqlite")).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  std::vector<Migration> before;
+  for (const Migration& m : BuiltinMigrations()) {
+    if (m.version < 7) before.push_back(m);
+  }
+  ASSERT_TRUE(ApplyMigrations(**db, before).ok());
+  v1::JobResult result;
+  result.set_verdict(v1::CORRECT);
+  result.set_gpu("NVIDIA H200");
+  v1::ShapeTiming* timing = result.add_timings();
+  timing->set_shape("N=8");
+  timing->mutable_timing()->set_median_us(4.0);
+  v1::Speedup* speedup = result.add_speedups();
+  speedup->set_shape("N=8");
+  speedup->set_baseline("cublas");
+  speedup->set_speedup(2.5);
+  ASSERT_TRUE((*db)->Execute("INSERT INTO sources VALUES('s', 'x', 0)").ok());
+  absl::StatusOr<Statement> insert = (*db)->Prepare(
+      "INSERT INTO jobs(problem, source_sha256, launch_plan, seed, state, stage, max_attempts, verdict, result_json, "
+      "created_unix_ms) VALUES('p', 's', '', 1, 3, 6, 3, 1, ?, 0)");
+  ASSERT_TRUE(insert.ok()) << insert.status();
+  insert->Bind(1, ToJson(result));
+  ASSERT_TRUE(insert->Run().ok());
+  ASSERT_TRUE(ApplyMigrations(**db, BuiltinMigrations()).ok());
+  SharedDatabase shared;
+  shared.db = std::move(*db);
+  shared.now_ms = [] { return int64_t{1}; };
+  JobStore store(&shared, JobStoreOptions{});
+  absl::StatusOr<std::vector<JudgedResult>> got = store.FinishedResults({}, "", StatsScope{Viewer{"", true}, false});
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), 1U);
+  const v1::JobResult& read = (*got)[0].result;
+  EXPECT_EQ(read.gpu(), "NVIDIA H200");
+  ASSERT_EQ(read.timings_size(), 1);
+  EXPECT_DOUBLE_EQ(read.timings(0).timing().median_us(), 4.0);
+  ASSERT_EQ(read.speedups_size(), 1);
+  EXPECT_EQ(read.speedups(0).baseline(), "cublas");
+  EXPECT_DOUBLE_EQ(read.speedups(0).speedup(), 2.5);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
 TEST_F(JobStoreClientTest, ListFiltersByVerdictAndSubmissionTime) {

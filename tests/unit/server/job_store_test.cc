@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+
 #include "server/api_keys.h"
 #include "server/migrations.h"
 #include "server/worker_registry.h"
@@ -169,6 +171,30 @@ TEST_F(JobStoreTest, JobsThatNeedPyTorchGoOnlyToWorkersWithIt) {
   torch = store_->LeaseNext("compile-only", false, true);
   ASSERT_TRUE(torch.ok());
   EXPECT_FALSE(torch->has_value());
+}
+
+// The catalog changed between runs: queued jobs are routed by what their problem is now.
+TEST_F(JobStoreTest, QueuedJobsAreReroutedByTheCurrentCatalog) {
+  const int64_t relu = Enqueue();                 // level1/19_ReLU, routed as CUDA
+  const int64_t relu_compile = Enqueue(true);
+  // 19_ReLU lost its reference.cu: its judged job now needs PyTorch, its compile-only one not.
+  absl::StatusOr<int64_t> changed = store_->RouteQueuedJobs({"level1/19_ReLU", "level2/other"});
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(*changed, 1);
+  std::optional<LeasedJob> leased = Lease("plain");
+  ASSERT_TRUE(leased);
+  EXPECT_EQ(leased->id, relu_compile);
+  EXPECT_FALSE(Lease("plain"));
+  // And back: it gained one again.
+  changed = store_->RouteQueuedJobs({});
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(*changed, 1);
+  leased = Lease("plain");
+  ASSERT_TRUE(leased);
+  EXPECT_EQ(leased->id, relu);
+  changed = store_->RouteQueuedJobs({});
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(*changed, 0);
 }
 
 TEST_F(JobStoreTest, SourceIsStoredOncePerHash) {
@@ -474,6 +500,124 @@ TEST_F(JobStoreTest, RevokingAWorkerKeyRequeuesItsLeasesInTheSameTransaction) {
   EXPECT_EQ(next->attempt, 1);
   EXPECT_EQ(Get(waiting).state(), v1::QUEUED);
   EXPECT_FALSE(*keys.Revoke(stolen->key.id));  // once only
+}
+
+// Every state change leaves one job_events row, written with the change: queued, leased
+// (attempt, worker), each new stage (not every progress report), requeued after the lease
+// expired or was released (with the reason), leased again, finished (verdict, message). A
+// refused call (stale token) records nothing; tenants see the timeline of their own jobs only,
+// without worker ids.
+TEST_F(JobStoreTest, EveryStateChangeIsOneEventInItsOwnTransaction) {
+  store_ = std::make_unique<JobStore>(shared_.get(), JobStoreOptions{3, 1000});  // three leases to see
+  const int64_t id = Enqueue(false, "__global__ void k(){}", "kj_a");
+  now_ += 10;
+  std::optional<LeasedJob> first = Lease("w1");
+  ASSERT_TRUE(first);
+  now_ += 10;
+  ASSERT_TRUE(*store_->UpdateProgress(Ref(*first, "w1"), v1::STAGE_CHECKING, 0, 4));
+  ASSERT_TRUE(*store_->UpdateProgress(Ref(*first, "w1"), v1::STAGE_CHECKING, 2, 4));  // same stage: no event
+  EXPECT_FALSE(*store_->UpdateProgress(LeaseRef{id, "w1", "stale"}, v1::STAGE_TIMING, 0, 1));  // refused: no event
+  now_ += 5000;  // the lease (1000 ms) runs out
+  ASSERT_EQ(*store_->ExpireLeases(), 1);
+  std::optional<LeasedJob> second = Lease("w2");
+  ASSERT_TRUE(second);
+  now_ += 10;
+  ASSERT_TRUE(*store_->UpdateProgress(Ref(*second, "w2"), v1::STAGE_TIMING, 1, 3));
+  ASSERT_TRUE(*store_->Release(Ref(*second, "w2"), "GPU fell off the bus"));
+  std::optional<LeasedJob> third = Lease("w1");
+  ASSERT_TRUE(third);
+  now_ += 10;
+  v1::JobResult result = Result(v1::WRONG_ANSWER);
+  result.set_message("output[3] differs");
+  ASSERT_TRUE(store_->Complete(Ref(*third, "w1"), result)->accepted);
+
+  absl::StatusOr<std::vector<JobEvent>> events = store_->Events(id, Viewer{"", true});
+  ASSERT_TRUE(events.ok()) << events.status();
+  std::vector<std::string> seen;
+  for (const JobEvent& e : *events) {
+    seen.push_back(absl::StrCat(e.event, " a", e.attempt, " ", e.worker_id, " ", v1::Stage_Name(e.stage), " ",
+                                e.verdict == 0 ? "" : v1::Verdict_Name(e.verdict)));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "queued a0  STAGE_QUEUED ", "leased a1 w1 STAGE_COMPILING ", "stage a1 w1 STAGE_CHECKING ",
+                      "requeued a1 w1 STAGE_QUEUED ", "leased a2 w2 STAGE_COMPILING ", "stage a2 w2 STAGE_TIMING ",
+                      "requeued a2 w2 STAGE_QUEUED ", "leased a3 w1 STAGE_COMPILING ",
+                      "finished a3 w1 STAGE_DONE WRONG_ANSWER"}));
+  ASSERT_EQ(events->size(), 9U);
+  EXPECT_EQ((*events)[0].at_unix_ms, 1'000'000);
+  EXPECT_EQ((*events)[3].detail, "worker w1 stopped renewing its lease");
+  EXPECT_EQ((*events)[3].at_unix_ms, 1'005'020);
+  EXPECT_EQ((*events)[6].detail, "GPU fell off the bus");
+  EXPECT_EQ((*events)[8].detail, "output[3] differs");
+  EXPECT_EQ((*events)[8].at_unix_ms, Get(id).finished_unix_ms());
+
+  absl::StatusOr<std::vector<JobEvent>> own = store_->Events(id, Viewer{"kj_a", false});
+  ASSERT_TRUE(own.ok());
+  ASSERT_EQ(own->size(), 9U);
+  EXPECT_EQ((*own)[1].worker_id, "") << "tenants never see worker ids";
+  EXPECT_TRUE(store_->Events(id, Viewer{"kj_b", false})->empty()) << "another tenant's job reads as absent";
+}
+
+// A revoked worker key's leases go back with a 'requeued' event; a rejected submission is one
+// 'finished' event (it was never queued).
+TEST_F(JobStoreTest, RevocationAndRejectionAreOnTheTimeline) {
+  ApiKeys keys(shared_.get());
+  WorkerRegistry workers(shared_.get());
+  absl::StatusOr<CreatedKey> stolen = keys.Create("stolen", Role::kWorker);
+  ASSERT_TRUE(stolen.ok());
+  v1::GpuInfo gpu;
+  gpu.set_name("NVIDIA H100 80GB HBM3");
+  absl::StatusOr<WorkerRecord> bad = workers.Register("bad", gpu, stolen->key.id);
+  ASSERT_TRUE(bad.ok());
+  const int64_t id = Enqueue();
+  ASSERT_TRUE(Lease(bad->id));
+  ASSERT_TRUE(*keys.Revoke(stolen->key.id));
+  std::vector<JobEvent> events = *store_->Events(id, Viewer{"", true});
+  ASSERT_EQ(events.size(), 3U);
+  EXPECT_EQ(events[2].event, "requeued");
+  EXPECT_EQ(events[2].worker_id, bad->id);
+  EXPECT_NE(events[2].detail.find("revoked"), std::string::npos);
+
+  NewJob rejected;
+  rejected.problem = "level1/19_ReLU";
+  rejected.immediate_result = Result(v1::REJECTED);
+  rejected.immediate_result->set_message("no launch plan");
+  const int64_t refused = *store_->Enqueue(rejected);
+  events = *store_->Events(refused, Viewer{"", true});
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_EQ(events[0].event, "finished");
+  EXPECT_EQ(events[0].verdict, v1::REJECTED);
+  EXPECT_EQ(events[0].detail, "no launch plan");
+}
+
+// Timing samples go to job_samples in the result's transaction, not into the stored result;
+// Samples gives them back per shape in timings order, to the job's viewers only.
+TEST_F(JobStoreTest, TimingSamplesAreStoredApartFromTheResult) {
+  const int64_t id = Enqueue(false, "__global__ void k(){}", "kj_a");
+  std::optional<LeasedJob> leased = Lease("w1");
+  ASSERT_TRUE(leased);
+  v1::JobResult result = Result(v1::CORRECT);
+  for (const char* shape : {"N=1", "N=2", "N=3"}) {
+    v1::ShapeTiming* timing = result.add_timings();
+    timing->set_shape(shape);
+    timing->mutable_timing()->set_median_us(2.0);
+    if (std::string(shape) == "N=2") continue;  // a shape may come without samples
+    for (float us : {1.5F, 2.0F, 2.25F}) timing->mutable_timing()->add_samples_us(us * (shape[2] - '0'));
+  }
+  ASSERT_TRUE(store_->Complete(Ref(*leased, "w1"), result)->accepted);
+  const v1::Job job = Get(id);
+  ASSERT_EQ(job.result().timings_size(), 3);
+  for (const v1::ShapeTiming& t : job.result().timings()) EXPECT_EQ(t.timing().samples_us_size(), 0) << t.shape();
+  EXPECT_DOUBLE_EQ(job.result().timings(0).timing().median_us(), 2.0);
+
+  auto samples = store_->Samples(id, Viewer{"kj_a", false});
+  ASSERT_TRUE(samples.ok()) << samples.status();
+  ASSERT_EQ(samples->size(), 2U);
+  EXPECT_EQ((*samples)[0].first, "N=1");
+  EXPECT_EQ((*samples)[0].second, (std::vector<float>{1.5F, 2.0F, 2.25F}));
+  EXPECT_EQ((*samples)[1].first, "N=3");
+  EXPECT_EQ((*samples)[1].second, (std::vector<float>{4.5F, 6.0F, 6.75F}));
+  EXPECT_TRUE(store_->Samples(id, Viewer{"kj_b", false})->empty()) << "another tenant's job reads as absent";
 }
 
 }  // namespace

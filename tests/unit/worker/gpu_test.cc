@@ -91,6 +91,17 @@ v1::RunnerResult Judge(const v1::RunSpec& spec, bool* sticky = nullptr) {
   return result;
 }
 
+}  // namespace
+
+v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeeper* keeper) {
+  RunnerEnv env = Env::Get().Runner();
+  env.oracle = keeper;
+  VerdictProtocol protocol(env, spec, [](v1::Stage, int, int) {});
+  return protocol.Run();
+}
+
+namespace {
+
 v1::RunSpec WithKernel(const std::string& source, const std::string& plan) {
   v1::RunSpec spec = testing::ReluRunSpec(source, false);
   spec.set_launch_plan(plan);

@@ -25,6 +25,17 @@ using testing::Results;
 using testing::RunOutcome;
 using testing::RunRunner;
 
+// The oracle's flags are part of the command line; with --no-oracle nothing is started.
+TEST(RunnerProcess, OracleFlagsAreAccepted) {
+  const RunOutcome o = RunRunner({"--compile-only", "--no-oracle", "--oracle-python",
+                                  "/usr/bin/python3", "--oracle-timeout-ms", "5000"},
+                                 "");
+  EXPECT_EQ(o.exit_status, 0);
+  ASSERT_GE(o.messages.size(), 1U);
+  ASSERT_TRUE(o.messages[0].has_hello());
+  EXPECT_EQ(o.messages[0].hello().gpu().torch_version(), "");
+}
+
 TEST(RunnerProcess, CompileOnlyHelloAndResult) {
   const RunOutcome o = RunRunner({"--compile-only", "--arch", "sm_90a"},
                                  RequestLine(testing::ReluRunSpec(testing::kReluCandidate, true)));
@@ -34,6 +45,7 @@ TEST(RunnerProcess, CompileOnlyHelloAndResult) {
   EXPECT_TRUE(o.messages[0].hello().gpu().compile_only());
   EXPECT_EQ(o.messages[0].hello().gpu().arch(), "sm_90a");
   EXPECT_THAT(o.messages[0].hello().error(), HasSubstr("--compile-only"));
+  EXPECT_EQ(o.messages[0].hello().gpu().torch_version(), "");  // no oracle when compile-only
   EXPECT_TRUE(o.messages[1].has_progress());
   EXPECT_EQ(o.messages[1].progress().stage(), v1::STAGE_COMPILING);
   const std::vector<v1::JobResult> results = Results(o);

@@ -1,0 +1,74 @@
+// kernelbench/level1/72_conv_transposed_3D_asymmetric_input_asymmetric_kernel___strided_padded_grouped_
+// Example solution: a direct transposed convolution in fp32, one thread per output element (grid-
+// stride loop, 64-bit flat index over batch x out-channel x depth x height x width), looping over
+// the input channels of the output channel's group and the kernel window.
+// Module constants (reference.py; get_init_inputs bound positionally to __init__): kernel (3, 5,
+// 7), stride (2, 2, 2), padding (1, 2, 3), output_padding (1, 1, 1) (only widens the output, whose
+// size the plan passes), groups 4, no bias. out's channel dimension is named in_channels in the
+// spec (equal to out_channels at every shape).
+/* kjudge-plan
+conv_transpose_direct<<<min(cdiv(batch_size * out_channels * out_d2 * out_d3 * out_d4, 256), 1048576), 256>>>(x, conv_transpose3d_weight, out, batch_size, in_channels, out_channels, depth, height, width, out_d2, out_d3, out_d4, in_channels / 4, conv_transpose3d_weight_d1);
+*/
+
+#define KD 3
+#define KH 5
+#define KW 7
+#define SD 2
+#define SH 2
+#define SW 2
+#define PD 1
+#define PH 2
+#define PW 3
+#define DLD 1
+#define DLH 1
+#define DLW 1
+
+// X: [B, CI, D, H, W]; Wt: [CI, COG, KD, KH, KW] (ConvTranspose layout); Y: [B, CO, OD, OH, OW].
+// CIG / COG: input / output channels per group.
+extern "C" __global__ void __launch_bounds__(256)
+conv_transpose_direct(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y,
+                      int B, int CI, int CO, int D, int H, int W, int OD, int OH, int OW, int CIG, int COG) {
+  const long long n = (long long)B * CO * OD * OH * OW;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    long long r = i;
+    const int ow = (int)(r % OW);
+    r /= OW;
+    const int oh = (int)(r % OH);
+    r /= OH;
+    const int od = (int)(r % OD);
+    r /= OD;
+    const int co = (int)(r % CO);
+    const int b = (int)(r / CO);
+    // Output position o receives input position p through kernel tap k when
+    // o = p * S - P + k * DL, i.e. p = (o + P - k * DL) / S where that division is exact.
+    float acc = 0.0f;
+    const int g = co / COG;
+    const int cl_out = co - g * COG;
+    for (int cl = 0; cl < CIG; ++cl) {
+      const int ci = g * CIG + cl;
+      const float* __restrict__ xc = X + ((size_t)b * CI + ci) * (size_t)D * H * W;
+      const float* __restrict__ wc = Wt + ((size_t)ci * COG + cl_out) * (KD * KH * KW);
+      for (int kd = 0; kd < KD; ++kd) {
+        const int td = od + PD - kd * DLD;
+        if (td < 0 || td % SD != 0) continue;
+        const int id = td / SD;
+        if (id >= D) continue;
+        for (int kh = 0; kh < KH; ++kh) {
+          const int th = oh + PH - kh * DLH;
+          if (th < 0 || th % SH != 0) continue;
+          const int ih = th / SH;
+          if (ih >= H) continue;
+          for (int kw = 0; kw < KW; ++kw) {
+            const int tw = ow + PW - kw * DLW;
+            if (tw < 0 || tw % SW != 0) continue;
+            const int iw = tw / SW;
+            if (iw >= W) continue;
+            acc = fmaf(xc[((size_t)id * H + ih) * W + iw], wc[(kd * KH + kh) * KW + kw], acc);
+          }
+        }
+      }
+    }
+    Y[i] = acc;
+  }
+}

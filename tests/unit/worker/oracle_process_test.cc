@@ -1,0 +1,277 @@
+// OracleProcess (worker/oracle_client/) against the real PyTorch oracle
+// (`python3 -m kjudge_oracle`, worker/oracle/) in "host" memory mode: tensors in memfds, no
+// GPU. The module is written here in KernelBench's form; its outputs are checked against the
+// same arithmetic done in C++. Failure modes use the real oracle too: a forward that sleeps
+// (timeout: killed), one that ends the process (dead oracle), one that writes garbage to the
+// oracle's socket (a bad reply: killed), a module that does not execute (ok false: it serves
+// on). Skips (visibly) when the oracle package or the interpreter with torch is missing.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "worker/oracle_client/oracle_process.h"
+#include "worker/process/unique_fd.h"
+
+namespace kjudge::oracle {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kBatch = 3;
+constexpr int kFeatures = 5;
+constexpr int kOut = 4;
+
+// KernelBench's form: size globals, Model, get_inputs, get_init_inputs. `body` is the forward.
+std::string ModuleSource(const std::string& body) {
+  return "import os, time\n"
+         "import torch\n"
+         "import torch.nn as nn\n\n"
+         "batch_size = 16\n"
+         "in_features = 32\n"
+         "out_features = 4\n\n"
+         "class Model(nn.Module):\n"
+         "    def __init__(self, in_features, out_features):\n"
+         "        super().__init__()\n"
+         "        self.linear = nn.Linear(in_features, out_features)\n\n"
+         "    def forward(self, x):\n" +
+         body +
+         "\n\n"
+         "def get_inputs():\n"
+         "    return [torch.randn(batch_size, in_features)]\n\n"
+         "def get_init_inputs():\n"
+         "    return [in_features, out_features]\n";
+}
+
+const char* kScaledRelu = "        return torch.relu(self.linear(x)) * 2.0";
+
+std::string Python() { return KJUDGE_TORCH_PYTHON; }
+std::string Package() { return std::string(KJUDGE_SOURCE_DIR) + "/worker/oracle"; }
+
+bool OracleMissing(std::string* why) {
+  if (!std::filesystem::exists(Package() + "/kjudge_oracle/__main__.py")) {
+    *why = "the oracle package is not in this tree (" + Package() +
+           "/kjudge_oracle/__main__.py missing): oracle client tests skipped";
+    return true;
+  }
+  if (access(Python().c_str(), X_OK) != 0) {
+    *why = "no interpreter at KJUDGE_TORCH_PYTHON=" + Python() + ": oracle client tests skipped";
+    return true;
+  }
+  return false;
+}
+
+#define SKIP_WITHOUT_ORACLE()                   \
+  do {                                          \
+    std::string why;                            \
+    if (OracleMissing(&why)) GTEST_SKIP() << why; \
+  } while (false)
+
+OracleOptions Options(std::chrono::milliseconds timeout = std::chrono::milliseconds(60000)) {
+  OracleOptions o;
+  o.python = Python();
+  o.package_dir = Package();
+  o.request_timeout = timeout;
+  return o;
+}
+
+// One tensor in a memfd of its own, `offset` bytes in (the protocol's offset is honoured).
+struct HostTensor {
+  process::UniqueFd fd;
+  size_t bytes = 0;
+  size_t offset = 0;
+  float* data = nullptr;
+  size_t count = 0;
+
+  HostTensor(size_t n, size_t off) : bytes(off + n * sizeof(float) + 128), offset(off), count(n) {
+    fd = process::UniqueFd(memfd_create("kjudge-oracle-test", MFD_CLOEXEC));
+    EXPECT_GE(fd.get(), 0);
+    EXPECT_EQ(ftruncate(fd.get(), static_cast<off_t>(bytes)), 0);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    EXPECT_NE(p, MAP_FAILED);
+    data = reinterpret_cast<float*>(static_cast<char*>(p) + offset);
+  }
+  ~HostTensor() { munmap(reinterpret_cast<char*>(data) - offset, bytes); }
+  HostTensor(const HostTensor&) = delete;
+  HostTensor& operator=(const HostTensor&) = delete;
+
+  OracleTensor Describe(const std::string& name, std::vector<int64_t> shape) const {
+    return OracleTensor{name, "f32", std::move(shape), fd.get(), bytes, offset};
+  }
+};
+
+OracleLoad LoadOf(const std::string& source, const std::string& key) {
+  OracleLoad load;
+  load.key = key;
+  load.problem = "test/scaled_relu_linear";
+  load.filename = "reference.py";
+  load.source = source;
+  load.globals = {{"batch_size", kBatch}, {"in_features", kFeatures}};
+  load.forward = {"x"};
+  load.parameters = {{"linear.weight", "linear_weight"}, {"linear.bias", "linear_bias"}};
+  load.outputs = {"out"};
+  return load;
+}
+
+// Inputs, parameters and an output filled with NaN, in memfds at odd offsets.
+struct Problem {
+  HostTensor x{kBatch * kFeatures, 64};
+  HostTensor w{kOut * kFeatures, 4096};
+  HostTensor b{kOut, 0};
+  HostTensor out{kBatch * kOut, 256};
+
+  Problem() {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.0F, 1.0F);
+    for (size_t i = 0; i < x.count; ++i) x.data[i] = normal(rng);
+    for (size_t i = 0; i < w.count; ++i) w.data[i] = normal(rng);
+    for (size_t i = 0; i < b.count; ++i) b.data[i] = normal(rng);
+    for (size_t i = 0; i < out.count; ++i) out.data[i] = std::nanf("");
+  }
+  std::vector<OracleTensor> Tensors() const {
+    return {x.Describe("x", {kBatch, kFeatures}), w.Describe("linear_weight", {kOut, kFeatures}),
+            b.Describe("linear_bias", {kOut}), out.Describe("out", {kBatch, kOut})};
+  }
+  // 2 * relu(x @ W^T + b), in double.
+  double Expected(int r, int c) const {
+    double acc = b.data[c];
+    for (int k = 0; k < kFeatures; ++k) {
+      acc += static_cast<double>(x.data[r * kFeatures + k]) * w.data[c * kFeatures + k];
+    }
+    return 2.0 * std::max(acc, 0.0);
+  }
+};
+
+TEST(OracleClient, HelloNamesTorch) {
+  SKIP_WITHOUT_ORACLE();
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  absl::StatusOr<OracleHello> hello = (*oracle)->AwaitHello();
+  ASSERT_TRUE(hello.ok()) << hello.status();
+  EXPECT_FALSE(hello->torch.empty());
+  EXPECT_TRUE((*oracle)->alive());
+}
+
+TEST(OracleClient, LoadAndRunComputeTheModuleIntoTheOutputs) {
+  SKIP_WITHOUT_ORACLE();
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  const std::string key = "test/scaled_relu_linear|batch_size=3,in_features=5";
+  ASSERT_TRUE((*oracle)->Load(LoadOf(ModuleSource(kScaledRelu), key)).ok());
+  Problem p;
+  const std::vector<float> x_before(p.x.data, p.x.data + p.x.count);
+  absl::StatusOr<double> ms = (*oracle)->Run(key, "f64", "host", p.Tensors());
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  int positive = 0;
+  for (int r = 0; r < kBatch; ++r) {
+    for (int c = 0; c < kOut; ++c) {
+      const double want = p.Expected(r, c);
+      EXPECT_NEAR(p.out.data[r * kOut + c], want, 1e-5 * (1.0 + std::abs(want)))
+          << "out[" << r << "," << c << "]";
+      positive += want > 0.0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(positive, 0);  // the relu did not zero everything: the weights were the judge's
+  EXPECT_TRUE(std::equal(x_before.begin(), x_before.end(), p.x.data));  // inputs untouched
+  // The same key again, other inputs: the module is kept, the outputs follow the inputs.
+  for (size_t i = 0; i < p.x.count; ++i) p.x.data[i] = -p.x.data[i];
+  ASSERT_TRUE((*oracle)->Run(key, "f64", "host", p.Tensors()).ok());
+  EXPECT_NEAR(p.out.data[0], p.Expected(0, 0), 1e-5 * (1.0 + std::abs(p.Expected(0, 0))));
+}
+
+TEST(OracleClient, AnErrorReplyNamesTheFileAndTheOracleServesOn) {
+  SKIP_WITHOUT_ORACLE();
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  absl::StatusOr<double> bad = (*oracle)->Load(LoadOf("def broken(:\n", "bad|k"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("PyTorch oracle, op 'load'"));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("reference.py"));
+  EXPECT_TRUE((*oracle)->alive());
+  EXPECT_TRUE((*oracle)->Load(LoadOf(ModuleSource(kScaledRelu), "good|k")).ok());
+}
+
+TEST(OracleClient, ARequestPastItsTimeoutKillsTheOracle) {
+  SKIP_WITHOUT_ORACLE();
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle =
+      OracleProcess::Start(Options(std::chrono::milliseconds(1500)));
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  const std::string key = "slow|k";
+  ASSERT_TRUE((*oracle)->Load(LoadOf(ModuleSource("        time.sleep(60)\n        return x"),
+                                     key)).ok());
+  Problem p;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<double> ran = (*oracle)->Run(key, "f64", "host", p.Tensors());
+  ASSERT_FALSE(ran.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_THAT(std::string(ran.status().message()), HasSubstr("op 'run'"));
+  EXPECT_THAT(std::string(ran.status().message()), HasSubstr("no reply within 1.5 s"));
+  EXPECT_FALSE((*oracle)->alive());
+  absl::StatusOr<double> after = (*oracle)->Run(key, "f64", "host", p.Tensors());
+  ASSERT_FALSE(after.ok());
+  EXPECT_THAT(std::string(after.status().message()), HasSubstr("killed by signal 9"));
+}
+
+TEST(OracleClient, AnOracleThatDiesSaysHowItEnded) {
+  SKIP_WITHOUT_ORACLE();
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  const std::string key = "dies|k";
+  ASSERT_TRUE((*oracle)->Load(LoadOf(ModuleSource("        os._exit(7)"), key)).ok());
+  Problem p;
+  absl::StatusOr<double> ran = (*oracle)->Run(key, "f64", "host", p.Tensors());
+  ASSERT_FALSE(ran.ok());
+  EXPECT_THAT(std::string(ran.status().message()),
+              HasSubstr("PyTorch oracle, op 'run': the oracle process exited with status 7"));
+  EXPECT_FALSE((*oracle)->alive());
+}
+
+TEST(OracleClient, AnUnparsableReplyKillsTheOracle) {
+  SKIP_WITHOUT_ORACLE();
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  const std::string key = "garbage|k";
+  // The module writes into the oracle's own socket (descriptor 3) before the real reply.
+  ASSERT_TRUE((*oracle)->Load(LoadOf(ModuleSource("        os.write(3, b'{not json')\n"
+                                                  "        return torch.relu(self.linear(x))"),
+                                     key)).ok());
+  Problem p;
+  absl::StatusOr<double> ran = (*oracle)->Run(key, "f64", "host", p.Tensors());
+  ASSERT_FALSE(ran.ok());
+  EXPECT_THAT(std::string(ran.status().message()), HasSubstr("an unparsable reply"));
+  EXPECT_THAT(std::string(ran.status().message()), HasSubstr("{not json"));
+  EXPECT_FALSE((*oracle)->alive());
+}
+
+// Needs neither torch nor the package: an interpreter that exits at once.
+TEST(OracleClient, AnOracleThatNeverSaysHelloIsAClearError) {
+  OracleOptions o;
+  o.python = "/bin/false";
+  o.package_dir = "/nonexistent";
+  o.hello_timeout = std::chrono::milliseconds(10000);
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(o);
+  ASSERT_FALSE(oracle.ok());
+  EXPECT_THAT(std::string(oracle.status().message()),
+              HasSubstr("PyTorch oracle, op 'hello': the oracle process exited with status 1"));
+}
+
+TEST(OracleClient, AMissingInterpreterIsNamed) {
+  OracleOptions o;
+  o.python = "/nonexistent/python3";
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Spawn(o);
+  ASSERT_FALSE(oracle.ok());
+  EXPECT_THAT(std::string(oracle.status().message()),
+              HasSubstr("--oracle-python /nonexistent/python3 is not executable"));
+}
+
+}  // namespace
+}  // namespace kjudge::oracle

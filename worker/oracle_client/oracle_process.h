@@ -1,0 +1,177 @@
+// OracleProcess: the judge's handle on the PyTorch oracle (`python3 -m kjudge_oracle --fd 3`,
+// worker/oracle/), the trusted child that computes expected outputs and PyTorch baselines for
+// problems defined by a PyTorch module (docs/pytorch-problems.md §3).
+//
+// Contract:
+//  * Spawn() starts the interpreter with ChildProcess::Spawn: a SOCK_SEQPACKET socketpair at
+//    its descriptor 3, stdin /dev/null, stdout and stderr into the judge's stderr (its log), an
+//    environment of exactly PATH, HOME (a private temporary directory, removed with this
+//    object) and PYTHONPATH (OraclePackagePath()). It returns at once; AwaitHello() reads the
+//    oracle's first packet (the hello) until its deadline, so the judge can measure the GPU
+//    while torch imports. Start() is both.
+//  * Request() sends one JSON object (at most kMaxPacketBytes), with descriptors (SCM_RIGHTS;
+//    the caller keeps its own copies), and returns the reply object. Errors, each naming the
+//    oracle and the op: no reply within the request timeout (the oracle is killed), the oracle
+//    gone (how it ended), an unparsable or malformed reply (the oracle is killed: the stream
+//    can no longer be trusted), a reply with "ok": false (the oracle keeps serving; the error
+//    is its "error" text). A killed or dead oracle answers every later request with an error
+//    at once: alive() is false and the owner starts a new one.
+//  * The typed wrappers speak the ops of the protocol (load, run, bench_open, warmup, sample,
+//    write_outputs, bench_close, compile); they add nothing but the JSON shape.
+//  * No CUDA here: the descriptors are whatever the caller exports (CUDA VMM allocations on a
+//    GPU host, memfds in "host" mode), so the protocol is tested on CPU.
+//  * The destructor closes the socket (the oracle exits), waits up to a second, kills and reaps.
+//    Not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "worker/process/child_process.h"
+#include "worker/process/unique_fd.h"
+
+namespace kjudge::oracle {
+
+inline constexpr size_t kMaxPacketBytes = 4U << 20U;  // one JSON object, either direction
+inline constexpr size_t kMaxPacketFds = 250;          // under the kernel's SCM_MAX_FD (253)
+
+struct OracleOptions {
+  std::string python;       // the interpreter; "": python3 found on PATH
+  std::string package_dir;  // PYTHONPATH; "": OraclePackagePath()
+  std::chrono::milliseconds hello_timeout{60000};
+  std::chrono::milliseconds request_timeout{120000};
+  std::string stderr_path;  // "": the oracle's stdout and stderr go to ours (the judge's log)
+};
+
+struct OracleHello {
+  std::string torch;   // torch.__version__
+  bool cuda = false;   // false: CPU only, "host" memory only
+  std::string device;  // the CUDA device's name, "" without one
+};
+
+// One tensor of a run or a bench set: `fd` is the caller's descriptor of the allocation that
+// holds it (sent with the packet, not taken), `bytes` the whole allocation, `offset` the
+// tensor's first element in it.
+struct OracleTensor {
+  std::string name;
+  std::string dtype;  // "f32", "f16", ... (common/dtype.h names)
+  std::vector<int64_t> shape;
+  int fd = -1;
+  uint64_t bytes = 0;
+  uint64_t offset = 0;
+};
+
+// The binding of a module at one shape: what `load` carries besides the key.
+struct OracleLoad {
+  std::string key;  // "problem|shape label"
+  std::string problem;
+  std::string filename;  // "reference.py"
+  std::string source;
+  std::vector<std::pair<std::string, int64_t>> globals;
+  std::vector<std::string> forward;
+  std::vector<std::pair<std::string, std::string>> parameters;  // state_dict key -> tensor
+  std::vector<std::string> outputs;
+};
+
+struct OracleSample {
+  double elapsed_us = 0.0;
+  bool busy_after_stop = false;
+};
+
+struct CompileState {
+  std::string state;  // "ready", "compiling" or "failed"
+  std::string error;
+};
+
+// Where the oracle package is: <dir of this binary>/../share/kjudge/oracle when it holds
+// kjudge_oracle/, else the source tree's worker/oracle (a build tree; KJUDGE_ORACLE_SOURCE_DIR
+// at compile time), else $KJUDGE_ORACLE_PATH; NotFound saying all three when none is there.
+absl::StatusOr<std::string> OraclePackagePath();
+// `flag` when given, else the first python3 on PATH; NotFound when there is none.
+absl::StatusOr<std::string> OraclePython(const std::string& flag);
+
+class OracleProcess {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  static absl::StatusOr<std::unique_ptr<OracleProcess>> Spawn(const OracleOptions& options);
+  static absl::StatusOr<std::unique_ptr<OracleProcess>> Start(const OracleOptions& options);
+  ~OracleProcess();
+  OracleProcess(const OracleProcess&) = delete;
+  OracleProcess& operator=(const OracleProcess&) = delete;
+
+  // The hello, read once (later calls return it again).
+  absl::StatusOr<OracleHello> AwaitHello();
+  bool alive() const { return alive_; }
+  pid_t pid() const { return pid_; }
+
+  absl::StatusOr<nlohmann::json> Request(const nlohmann::json& request,
+                                         const std::vector<int>& fds = {});
+
+  absl::StatusOr<double> Load(const OracleLoad& load);  // the oracle's ms
+  absl::StatusOr<double> Run(const std::string& key, const std::string& precision,
+                             const std::string& memory, const std::vector<OracleTensor>& tensors);
+  absl::Status BenchOpen(const std::string& key, const std::string& mode,
+                         const std::string& memory,
+                         const std::vector<std::vector<OracleTensor>>& sets);
+  absl::Status WarmUp(int set);
+  absl::StatusOr<OracleSample> Sample(int set);
+  absl::Status WriteOutputs(int set);
+  absl::Status BenchClose();
+  absl::StatusOr<CompileState> Compile(const std::string& key);
+
+ private:
+  OracleProcess(process::ChildProcess child, process::UniqueFd socket, std::string home,
+                OracleOptions options);
+  absl::Status Send(const std::string& op, const std::string& body, const std::vector<int>& fds);
+  absl::StatusOr<nlohmann::json> Receive(const std::string& op, std::chrono::milliseconds timeout);
+  absl::Status Fail(const std::string& op, const std::string& what, bool kill);
+  absl::Status Gone(const std::string& op);
+
+  process::ChildProcess child_;
+  pid_t pid_;
+  process::UniqueFd socket_;
+  std::string home_;  // the private HOME, removed with this object
+  OracleOptions options_;
+  bool alive_ = true;
+  bool hello_read_ = false;
+  OracleHello hello_;
+};
+
+// OracleKeeper: the runner's one oracle across jobs. Begin() spawns it (at start-up, before the
+// GPU is measured); Finish() waits for its hello and keeps the torch version (or why there is
+// none). Get() hands out the live oracle, starting a new one (waiting for its hello) when the
+// last was killed or died; an oracle that never started gives "this runner has no PyTorch
+// oracle: <why>" every time, without trying again. loaded() is the set of `load` keys the
+// current oracle process holds (cleared when it is replaced), so a job loads each shape once.
+class OracleKeeper {
+ public:
+  explicit OracleKeeper(OracleOptions options) : options_(std::move(options)) {}
+  void Begin();
+  void Finish();
+  void Disable(std::string why) { why_not_ = std::move(why); }
+  const std::string& torch_version() const { return torch_; }
+  const std::string& why_not() const { return why_not_; }
+  bool available() const { return !torch_.empty(); }
+  absl::StatusOr<OracleProcess*> Get();
+  std::vector<std::string>& loaded() { return loaded_; }
+
+ private:
+  OracleOptions options_;
+  std::unique_ptr<OracleProcess> process_;
+  std::string torch_;
+  std::string why_not_ = "not started";
+  std::vector<std::string> loaded_;
+};
+
+// The tensors as the protocol's T objects, each "fd" indexing `fds` (appended to).
+nlohmann::json TensorsJson(const std::vector<OracleTensor>& tensors, std::vector<int>* fds);
+
+}  // namespace kjudge::oracle
