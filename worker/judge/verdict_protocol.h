@@ -82,6 +82,7 @@ struct RunnerEnv {
   int device = 0;
   CandidateLauncher* candidates = nullptr;  // a fresh candidate process per full job
   oracle::OracleKeeper* oracle = nullptr;   // the PyTorch oracle; null without a GPU
+  bool torch_compile = false;  // --torch-compile: time torch_compile baselines too
   TimingOptions timing;
   std::string uncalibrated_reason;  // why timing.event_overhead_us is 0 ("" when calibrated)
 };
