@@ -1,149 +1,36 @@
-// kernelbench/level2/14_Gemm_Divide_Sum_Scaling example: out[b, 0] = sum_n((x W^T)[b, n] / 2) * 1.5 (no Linear bias).
-// Two kernels: the GEMM (elementwise prelude fused) into scratch z, then one block per row.
-// The GEMM is a 64 x 64-tile fp32 kernel (K in slices of 16 through shared memory, 4 x 4
-// outputs per thread, fp32 FMA accumulation, every access bounds-checked).
+// kernelbench/level2/14_Gemm_Divide_Sum_Scaling example: out[b, 0] = sum_n((x W^T)[b, n] / 2) * 1.5.
+// The sum over n of a GEMM is a GEMV with the column sums of W (an exact rewrite):
+//   out[b] = 0.75 * sum_k x[b, k] * wsum[k],   wsum[k] = sum_n W[n, k],
+// both sums in double. Summing the fp32 GEMM's 8192 outputs instead put 19 of 1024 results
+// outside atol = rtol = 1e-4 of the float64 reference at the bench shape (H100).
 /* kjudge-plan
-scratch z : f32[batch_size * hidden_size];
-gemm_z<<<dim3(cdiv(hidden_size, 64), cdiv(batch_size, 64)), 256>>>(x, weight, z, batch_size, hidden_size, input_size);
-row_kernel<<<batch_size, 256>>>(z, out, hidden_size);
+scratch wsum : f64[input_size];
+colsum<<<cdiv(input_size, 256), 256>>>(weight, wsum, hidden_size, input_size);
+row_dot<<<batch_size, 256>>>(x, wsum, out, input_size, 0.75);
 */
 
-#define INF_F __int_as_float(0x7f800000)  // +infinity (NVRTC has no math.h INFINITY)
-// Scalar activations, in fp32, as PyTorch defines them (GELU: the exact erf form; softplus
-// inside Mish: threshold 20, as F.softplus).
-__device__ __forceinline__ float sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
-__device__ __forceinline__ float gelu_f(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
-__device__ __forceinline__ float softplus_f(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
-__device__ __forceinline__ float mish_f(float x) { return x * tanhf(softplus_f(x)); }
-__device__ __forceinline__ float leaky_f(float x, float s) { return x >= 0.0f ? x : x * s; }
-__device__ __forceinline__ float clamp_f(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
-__device__ __forceinline__ float hardswish_f(float x) { return x * clamp_f(x + 3.0f, 0.0f, 6.0f) / 6.0f; }
-
-// Block-wide reductions (any blockDim.x that is a multiple of 32, up to 1024); every thread
-// gets the result. The leading barrier lets a kernel call them back to back (shared reuse).
-__device__ double block_sum(double v) {
-  __shared__ double sh_sum[32];
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) sh_sum[threadIdx.x >> 5] = v;
-  __syncthreads();
-  double t = 0.0;
-  for (int i = 0; i < (int)(blockDim.x >> 5); ++i) t += sh_sum[i];
-  return t;
-}
-__device__ float block_max(float v) {
-  __shared__ float sh_max[32];
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) sh_max[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float t = -INF_F;
-  for (int i = 0; i < (int)(blockDim.x >> 5); ++i) t = fmaxf(t, sh_max[i]);
-  return t;
-}
-__device__ float block_min(float v) {
-  __shared__ float sh_min[32];
-  for (int o = 16; o > 0; o >>= 1) v = fminf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) sh_min[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float t = INF_F;
-  for (int i = 0; i < (int)(blockDim.x >> 5); ++i) t = fminf(t, sh_min[i]);
-  return t;
-}
-
-#define BM 64
-#define BN 64
-#define BK 16
-#define THREADS 256
-
-// Four consecutive K-elements of row r of a K-contiguous [rows, K] matrix, starting at column c
-// (c a multiple of 4); zero outside the matrix. float4 only when `vec` (K % 4 == 0 and the base
-// pointer 16-byte aligned, so c + 3 < K whenever c < K).
-__device__ __forceinline__ void load4(const float* __restrict__ P, int rows, int K, int r, int c,
-                                      bool vec, float (&v)[4]) {
-  if (vec && r < rows && c < K) {
-    const float4 t = *reinterpret_cast<const float4*>(P + (size_t)r * (size_t)K + c);
-    v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
-  } else {
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      v[q] = (r < rows && c + q < K) ? P[(size_t)r * (size_t)K + c + q] : 0.0f;
-    }
-  }
-}
-
-// z = prelude(x W^T + b)
-extern "C" __global__ void __launch_bounds__(THREADS)
-gemm_z(const float* __restrict__ A, const float* __restrict__ Bt,
-    float* __restrict__ Y, int M, int N, int K) {
-  __shared__ float As[BK][BM + 4];  // As[k][m]: the A tile, transposed
-  __shared__ float Bs[BK][BN + 4];  // Bs[k][n]: the W tile, transposed
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  const int m0 = blockIdx.y * BM;
-  const int n0 = blockIdx.x * BN;
-  const bool vec = (K % 4 == 0) &&
-      (((reinterpret_cast<unsigned long long>(A) | reinterpret_cast<unsigned long long>(Bt)) & 15ull) == 0);
-  const int lr = tid / 4;        // 0..63: tile row this thread loads
-  const int lc = (tid % 4) * 4;  // 0, 4, 8, 12: first of its 4 k columns
-
-  float acc[4][4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
-  }
-
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    float av[4], bv[4];
-    load4(A, M, K, m0 + lr, k0 + lc, vec, av);
-    load4(Bt, N, K, n0 + lr, k0 + lc, vec, bv);
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      As[lc + q][lr] = av[q];
-      Bs[lc + q][lr] = bv[q];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      float a[4], b[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = As[k][ty + 16 * i];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) b[j] = Bs[k][tx + 16 * j];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-      }
-    }
-    __syncthreads();
-  }
-
-  // Elementwise epilogue straight from the accumulators (16 consecutive columns per half-warp).
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const int row = m0 + ty + 16 * i;
-    if (row >= M) continue;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int col = n0 + tx + 16 * j;
-      if (col >= N) continue;
-      float v = acc[i][j];
-      v = v / 2.0f;
-      Y[(size_t)row * (size_t)N + col] = v;
-    }
-  }
-}
-
-// out[row] = (sum of z's row) * 1.5, summed in double.
-extern "C" __global__ void __launch_bounds__(256)
-row_kernel(const float* __restrict__ z, float* __restrict__ out, int N) {
-  const size_t base = (size_t)blockIdx.x * (size_t)N;
+// wsum[k] = sum over the hidden_size rows of W (row-major [hidden_size, input_size]).
+extern "C" __global__ void colsum(const float* __restrict__ W, double* __restrict__ wsum,
+                                  long long rows, long long cols) {
+  const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= cols) return;
   double s = 0.0;
-  for (int i = threadIdx.x; i < N; i += blockDim.x) s += (double)z[base + i];
-  s = block_sum(s);
-  if (threadIdx.x == 0) out[blockIdx.x] = (float)s * 1.5f;
+  for (long long n = 0; n < rows; ++n) s += (double)W[n * cols + k];
+  wsum[k] = s;
+}
+
+// out[b] = scale * (x[b, :] . wsum), one block of 256 threads per row, in double.
+extern "C" __global__ void row_dot(const float* __restrict__ x, const double* __restrict__ wsum,
+                                   float* __restrict__ out, long long cols, double scale) {
+  __shared__ double partial[256];
+  const long long b = blockIdx.x;
+  double s = 0.0;
+  for (long long k = threadIdx.x; k < cols; k += 256) s += (double)x[b * cols + k] * wsum[k];
+  partial[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = 128; w > 0; w >>= 1) {
+    if ((int)threadIdx.x < w) partial[threadIdx.x] += partial[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[b] = (float)(scale * partial[0]);
 }

@@ -1,150 +1,51 @@
-// kernelbench/level2/18_Matmul_Sum_Max_AvgPool_LogSumExp_LogSumExp example: out[b, 0] = sum_n (x W^T + b)[b, n]; the max, mean and two logsumexps that follow act on a dim of size 1, so they are the identity.
-// Two kernels: the GEMM (elementwise prelude fused) into scratch z, then one block per row.
-// The GEMM is a 64 x 64-tile fp32 kernel (K in slices of 16 through shared memory, 4 x 4
-// outputs per thread, fp32 FMA accumulation, every access bounds-checked).
+// kernelbench/level2/18_Matmul_Sum_Max_AvgPool_LogSumExp_LogSumExp example:
+// out[b, 0] = sum_n (x W^T + bias)[b, n]; the max, mean and two logsumexps that follow act on a
+// dim of size 1, so they are the identity. The sum over n of a GEMM is a GEMV with the column
+// sums of W (an exact rewrite):  out[b] = sum_k x[b, k] * wsum[k] + sum_n bias[n],  all in
+// double. Summing the fp32 GEMM's outputs instead missed atol = rtol = 1e-4 on 1 of 1024 results
+// at the bench shape (H100).
 /* kjudge-plan
-scratch z : f32[batch_size * out_features];
-gemm_z<<<dim3(cdiv(out_features, 64), cdiv(batch_size, 64)), 256>>>(x, linear_weight, linear_bias, z, batch_size, out_features, in_features);
-row_kernel<<<batch_size, 256>>>(z, out, out_features);
+scratch wsum : f64[in_features];
+scratch bsum : f64[1];
+colsum<<<cdiv(in_features, 256), 256>>>(linear_weight, wsum, out_features, in_features);
+vecsum<<<1, 256>>>(linear_bias, bsum, out_features);
+row_dot<<<batch_size, 256>>>(x, wsum, bsum, out, in_features);
 */
 
-#define INF_F __int_as_float(0x7f800000)  // +infinity (NVRTC has no math.h INFINITY)
-// Scalar activations, in fp32, as PyTorch defines them (GELU: the exact erf form; softplus
-// inside Mish: threshold 20, as F.softplus).
-__device__ __forceinline__ float sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
-__device__ __forceinline__ float gelu_f(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
-__device__ __forceinline__ float softplus_f(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
-__device__ __forceinline__ float mish_f(float x) { return x * tanhf(softplus_f(x)); }
-__device__ __forceinline__ float leaky_f(float x, float s) { return x >= 0.0f ? x : x * s; }
-__device__ __forceinline__ float clamp_f(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
-__device__ __forceinline__ float hardswish_f(float x) { return x * clamp_f(x + 3.0f, 0.0f, 6.0f) / 6.0f; }
-
-// Block-wide reductions (any blockDim.x that is a multiple of 32, up to 1024); every thread
-// gets the result. The leading barrier lets a kernel call them back to back (shared reuse).
-__device__ double block_sum(double v) {
-  __shared__ double sh_sum[32];
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) sh_sum[threadIdx.x >> 5] = v;
-  __syncthreads();
-  double t = 0.0;
-  for (int i = 0; i < (int)(blockDim.x >> 5); ++i) t += sh_sum[i];
-  return t;
-}
-__device__ float block_max(float v) {
-  __shared__ float sh_max[32];
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) sh_max[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float t = -INF_F;
-  for (int i = 0; i < (int)(blockDim.x >> 5); ++i) t = fmaxf(t, sh_max[i]);
-  return t;
-}
-__device__ float block_min(float v) {
-  __shared__ float sh_min[32];
-  for (int o = 16; o > 0; o >>= 1) v = fminf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) sh_min[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float t = INF_F;
-  for (int i = 0; i < (int)(blockDim.x >> 5); ++i) t = fminf(t, sh_min[i]);
-  return t;
-}
-
-#define BM 64
-#define BN 64
-#define BK 16
-#define THREADS 256
-
-// Four consecutive K-elements of row r of a K-contiguous [rows, K] matrix, starting at column c
-// (c a multiple of 4); zero outside the matrix. float4 only when `vec` (K % 4 == 0 and the base
-// pointer 16-byte aligned, so c + 3 < K whenever c < K).
-__device__ __forceinline__ void load4(const float* __restrict__ P, int rows, int K, int r, int c,
-                                      bool vec, float (&v)[4]) {
-  if (vec && r < rows && c < K) {
-    const float4 t = *reinterpret_cast<const float4*>(P + (size_t)r * (size_t)K + c);
-    v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
-  } else {
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      v[q] = (r < rows && c + q < K) ? P[(size_t)r * (size_t)K + c + q] : 0.0f;
-    }
-  }
-}
-
-// z = prelude(x W^T + b)
-extern "C" __global__ void __launch_bounds__(THREADS)
-gemm_z(const float* __restrict__ A, const float* __restrict__ Bt,
-    const float* __restrict__ bias0,
-    float* __restrict__ Y, int M, int N, int K) {
-  __shared__ float As[BK][BM + 4];  // As[k][m]: the A tile, transposed
-  __shared__ float Bs[BK][BN + 4];  // Bs[k][n]: the W tile, transposed
-  const int tid = threadIdx.x;
-  const int tx = tid % 16;
-  const int ty = tid / 16;
-  const int m0 = blockIdx.y * BM;
-  const int n0 = blockIdx.x * BN;
-  const bool vec = (K % 4 == 0) &&
-      (((reinterpret_cast<unsigned long long>(A) | reinterpret_cast<unsigned long long>(Bt)) & 15ull) == 0);
-  const int lr = tid / 4;        // 0..63: tile row this thread loads
-  const int lc = (tid % 4) * 4;  // 0, 4, 8, 12: first of its 4 k columns
-
-  float acc[4][4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
-  }
-
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    float av[4], bv[4];
-    load4(A, M, K, m0 + lr, k0 + lc, vec, av);
-    load4(Bt, N, K, n0 + lr, k0 + lc, vec, bv);
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      As[lc + q][lr] = av[q];
-      Bs[lc + q][lr] = bv[q];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      float a[4], b[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = As[k][ty + 16 * i];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) b[j] = Bs[k][tx + 16 * j];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-      }
-    }
-    __syncthreads();
-  }
-
-  // Elementwise epilogue straight from the accumulators (16 consecutive columns per half-warp).
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const int row = m0 + ty + 16 * i;
-    if (row >= M) continue;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int col = n0 + tx + 16 * j;
-      if (col >= N) continue;
-      float v = acc[i][j];
-      v += bias0[col];
-      Y[(size_t)row * (size_t)N + col] = v;
-    }
-  }
-}
-
-// out[row] = sum of z's row (double); max/mean/logsumexp over a size-1 dim keep it.
-extern "C" __global__ void __launch_bounds__(256)
-row_kernel(const float* __restrict__ z, float* __restrict__ out, int N) {
-  const size_t base = (size_t)blockIdx.x * (size_t)N;
+extern "C" __global__ void colsum(const float* __restrict__ W, double* __restrict__ wsum,
+                                  long long rows, long long cols) {
+  const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= cols) return;
   double s = 0.0;
-  for (int i = threadIdx.x; i < N; i += blockDim.x) s += (double)z[base + i];
-  s = block_sum(s);
-  if (threadIdx.x == 0) out[blockIdx.x] = (float)s;
+  for (long long n = 0; n < rows; ++n) s += (double)W[n * cols + k];
+  wsum[k] = s;
+}
+
+__device__ double block_sum_256(double s) {
+  __shared__ double partial[256];
+  partial[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = 128; w > 0; w >>= 1) {
+    if ((int)threadIdx.x < w) partial[threadIdx.x] += partial[threadIdx.x + w];
+    __syncthreads();
+  }
+  return partial[0];
+}
+
+extern "C" __global__ void vecsum(const float* __restrict__ v, double* __restrict__ out,
+                                  long long n) {
+  double s = 0.0;
+  for (long long i = threadIdx.x; i < n; i += 256) s += (double)v[i];
+  s = block_sum_256(s);
+  if (threadIdx.x == 0) out[0] = s;
+}
+
+extern "C" __global__ void row_dot(const float* __restrict__ x, const double* __restrict__ wsum,
+                                   const double* __restrict__ bsum, float* __restrict__ out,
+                                   long long cols) {
+  const long long b = blockIdx.x;
+  double s = 0.0;
+  for (long long k = threadIdx.x; k < cols; k += 256) s += (double)x[b * cols + k] * wsum[k];
+  s = block_sum_256(s);
+  if (threadIdx.x == 0) out[b] = (float)(s + bsum[0]);
 }
