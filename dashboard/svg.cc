@@ -1,6 +1,7 @@
 #include "dashboard/svg.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -170,7 +171,7 @@ namespace {
 
 // Percentile p (0..100) of sorted values, nearest rank (plenty for a picture).
 double Rank(const std::vector<double>& sorted, double p) {
-  const size_t i = static_cast<size_t>(p / 100.0 * static_cast<double>(sorted.size() - 1) + 0.5);
+  const auto i = static_cast<size_t>(std::lround(p / 100.0 * static_cast<double>(sorted.size() - 1)));
   return sorted[std::min(i, sorted.size() - 1)];
 }
 

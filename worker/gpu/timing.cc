@@ -163,10 +163,10 @@ absl::StatusOr<TimingResult> TimeSamples(SampleSource& source, const TimingOptio
   }
   result.all_throttled = kept.empty() && !throttled.empty();
   result.summary = Summarize(result.all_throttled ? throttled : kept);
-  result.samples = result.all_throttled ? std::move(throttled) : std::move(kept);
   if (clock != nullptr && !kept.empty()) {
     result.mean_sm_clock_mhz = clock_sum / static_cast<double>(kept.size());
   }
+  result.samples = result.all_throttled ? std::move(throttled) : std::move(kept);
   return result;
 }
 
