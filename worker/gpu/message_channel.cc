@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "worker/gpu/str_util.h"
+#include "worker/process/descriptor_passing.h"
 
 namespace kjudge::runner {
 namespace {
@@ -37,25 +38,7 @@ absl::Status MessageChannel::Send(const google::protobuf::MessageLite& message,
     b = static_cast<unsigned char>(n & 0xFFU);
     n >>= 8U;
   }
-  iovec iov{header, sizeof(header)};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  std::vector<char> control;
-  if (!fds.empty()) {
-    control.resize(CMSG_SPACE(sizeof(int) * fds.size()));
-    msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  }
-  ssize_t sent = 0;
-  do {
-    sent = sendmsg(socket_.get(), &msg, MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
+  const ssize_t sent = process::SendWithDescriptors(socket_.get(), header, sizeof(header), fds);
   if (sent < 0) return Errno("sending a frame header");
   // A stream socket may take part of the header: the rest goes as plain bytes.
   std::string rest(reinterpret_cast<const char*>(header) + sent, sizeof(header) - sent);

@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "absl/status/status.h"
+#include "worker/process/descriptor_passing.h"
 
 namespace kjudge::oracle {
 namespace {
@@ -210,25 +211,7 @@ absl::Status OracleProcess::Send(const std::string& op, const std::string& body,
                         std::to_string(kMaxPacketFds) + ")",
                 false);
   }
-  iovec iov{const_cast<char*>(body.data()), body.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  std::vector<char> control;
-  if (!fds.empty()) {
-    control.resize(CMSG_SPACE(sizeof(int) * fds.size()));
-    msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  }
-  ssize_t sent = 0;
-  do {
-    sent = sendmsg(socket_.get(), &msg, MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
+  const ssize_t sent = process::SendWithDescriptors(socket_.get(), body.data(), body.size(), fds);
   if (sent < 0) {
     if (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN) return Gone(op);
     return Fail(op, Errno("sending the request"), true);
