@@ -60,7 +60,7 @@ except ImportError:  # pragma: no cover - reported by main()
 
 if torch is not None:
     from kjudge_oracle.module_problem import ModuleProblem, ModuleProblemError, load_namespace
-    from kjudge_oracle import torch_compat
+    from kjudge_oracle import spec_tools, torch_compat
 
 LEVELS = (1, 2, 3)
 EXAMPLE_LINE = ('example = "solution.cu"  # ours: problems/kernelbench/examples/level<L>/'
@@ -441,34 +441,8 @@ def check_deterministic(source: str, filename: str, run: "ShapeRun",
             "random mask, so no submission could match the expected output")
 
 def draw(info: TensorInfo, shape: Sequence[int], scale: float, gen: Any) -> Any:
-    """A tensor drawn as the judge would draw it from `info.init` (dtype included)."""
-    init = info.init or {}
-    s = scale if init.get("scalable", True) and info.dtype.startswith(("f", "bf")) else 1.0
-    base = torch.empty(list(shape), dtype=torch.float64)
-    if init.get("dist") == "normal":
-        base.normal_(init["mean"] * s, init["std"] * s, generator=gen)
-    else:
-        base.uniform_(init["low"] * s, init["high"] * s, generator=gen)
-    if info.dtype in ("f32", "f64", "f16", "bf16"):
-        return base.to(TORCH_DTYPE[info.dtype])
-    return torch.round(base).to(TORCH_DTYPE[info.dtype])
-
-
-def compare(out: Any, ref: Any, tol: float) -> Tuple[bool, float]:
-    """The judge's test at atol = rtol = rel_l2 = tol; returns (pass, worst ratio to tol)."""
-    o, r = out.double().flatten(), ref.double().flatten()
-    if o.numel() == 0:
-        return True, 0.0
-    if not torch.isfinite(r).all():
-        return False, math.inf
-    if not torch.isfinite(o).all():
-        return False, math.inf
-    diff = (o - r).abs()
-    elem = float((diff / (tol + tol * r.abs())).max())
-    norm = float(torch.linalg.norm(r))
-    l2 = float(torch.linalg.norm(o - r)) / norm if norm > 0 else float(torch.linalg.norm(o - r))
-    worst = max(elem, l2 / tol)
-    return worst <= 1.0, worst
+    """A tensor drawn as the judge would draw it from `info.init` (spec_tools.draw)."""
+    return spec_tools.draw(info.dtype, info.init or {}, shape, scale, gen)
 
 
 def check_numerics(source: str, filename: str, run: ShapeRun, names: Dict[str, TensorInfo],
@@ -489,7 +463,7 @@ def check_numerics(source: str, filename: str, run: ShapeRun, names: Dict[str, T
     for o, r, info in zip(got, ref, run.outputs):
         if list(r.shape) != info.dims:
             return False, math.inf, f"{info.name}: shape {list(r.shape)} != meta {info.dims}"
-        ok, w = compare(o, r, tol)
+        _, w = spec_tools.compare(o, r, tol, tol, tol)  # atol = rtol = rel_l2 = tol
         worst = max(worst, w)
     return worst * 2 <= 1.0, worst, ""  # a factor 2 of margin
 
@@ -1186,16 +1160,8 @@ def starter(level, stem, bench, dim_names, infos) -> str:
 
 # ----------------------------------------------------------------------------- main
 
-TORCH_DTYPE: Dict[str, Any] = {}
-
-
 def _init_dtypes() -> None:
-    pairs = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16,
-             "bf16": torch.bfloat16, "i32": torch.int32, "i64": torch.int64,
-             "u8": torch.uint8, "i8": torch.int8}
-    for k, v in pairs.items():
-        DTYPES[v] = k
-        TORCH_DTYPE[k] = v
+    DTYPES.update(spec_tools.SPEC_DTYPES)  # the judge's dtype names (common/dtype.h)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
