@@ -32,7 +32,8 @@ int Refresh(CliContext& cli, const BaselinesArgs& args) {
   return kOk;
 }
 
-// Reads deploy/torch_baselines.py's JSON lines.
+// Reads baselines measured elsewhere, one JSON object per line: problem, shape, name, gpu,
+// median_us (and optional samples).
 int Import(CliContext& cli, const BaselinesArgs& args) {
   std::ifstream in(args.import_file);
   if (!in) {

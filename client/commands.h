@@ -67,7 +67,7 @@ struct BaselinesArgs {
   std::string problem_prefix;
   bool refresh = false;
   bool no_run = false;      // with refresh: only forget, do not queue example jobs
-  std::string import_file;  // JSON lines from deploy/torch_baselines.py
+  std::string import_file;  // JSON lines of baselines measured elsewhere
 };
 int Baselines(CliContext& cli, const BaselinesArgs& args);
 

@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   baselines->add_option("--problems", baselines_args.problem_prefix, "only problems starting with this");
   baselines->add_flag("--refresh", baselines_args.refresh, "forget measured baselines and queue example jobs that re-measure them (admin)");
   baselines->add_flag("--no-run", baselines_args.no_run, "with --refresh: only forget them (measured on the next job)");
-  auto* import = baselines->add_subcommand("import", "store baselines from deploy/torch_baselines.py's JSON lines (admin)");
+  auto* import = baselines->add_subcommand("import", "store baselines measured elsewhere, one JSON object per line (problem, shape, name, gpu, median_us) (admin)");
   import->add_option("file", baselines_args.import_file, "JSON lines file")->required();
 
   try {

@@ -20,7 +20,6 @@
 #   tests/gpu/ the GPU test suite (run_suite.sh, cases/, run_catalog.sh, run_corpus.sh)
 #   tests/corpus/ the kernel corpus that tests/gpu/run_corpus.sh judges
 #   tests/oracle/ the PyTorch oracle's tests (`python3 tests/oracle/run_tests.py --cuda`)
-#   deploy/torch_baselines.py  PyTorch eager / torch.compile timings for `kjudge baselines import`
 #   env.sh     `source`-able: sets KJUDGE_HOME, LD_LIBRARY_PATH=<bundle>/lib:/usr/local/cuda/lib64
 #              and PATH, from its own location, so the folder can be moved anywhere
 # and prints the total size (it must stay well under 64 MB).
@@ -126,7 +125,6 @@ cp -R "$ROOT/tests/corpus" "$OUT/tests/corpus"   # the kernel corpus (tests/gpu/
 cp -R "$ROOT/tests/oracle" "$OUT/tests/oracle"   # the oracle's tests (run_tests.py --cuda on a GPU host)
 rm -rf "$OUT/tests/oracle/__pycache__"
 mkdir -p "$OUT/bench" && cp -R "$ROOT/bench/throughput" "$OUT/bench/throughput"
-mkdir -p "$OUT/deploy" && cp "$ROOT/deploy/torch_baselines.py" "$OUT/deploy/"   # PyTorch baselines helper
 chmod +x "$OUT/tests/gpu/run_suite.sh" "$OUT/tests/gpu/run_corpus.sh" 2>/dev/null || true
 
 # ---- env.sh ----

@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   double compile_s = 60, stall_s = 20, job_s = 600;
   int time_budget_ms = 2000;
   bool torch_compile = false;
+  bool oracle_cross_check = false;
 
   CLI::App app{"kjudge-worker: judges jobs from a kjudge-server on one GPU.\n"
                "Start one per GPU; it connects out to the server, so it may run on any host.\n"
@@ -162,6 +163,10 @@ int main(int argc, char** argv) {
   app.add_flag("--torch-compile", torch_compile,
                "the judge also times torch.compile baselines of PyTorch problems (kjudge-runner "
                "--torch-compile; off by default: compiling in the background slows other jobs)");
+  app.add_flag("--oracle-cross-check", oracle_cross_check,
+               "check the catalog's two references: on problems with both reference.cu and "
+               "reference.py the judge also runs the PyTorch oracle on every test shape and fails "
+               "the job where they disagree (kjudge-runner --oracle-cross-check)");
   app.add_option("--max-jobs", options.max_jobs, "exit after this many jobs (0: never)")->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   app.add_option("--log-format", log_format, "text, or json (one object per line, for log pipelines)")
@@ -200,6 +205,7 @@ int main(int argc, char** argv) {
                                           "--time-budget-ms", std::to_string(time_budget_ms)};
   if (compile_only) runner_args.push_back("--compile-only");
   if (torch_compile) runner_args.push_back("--torch-compile");
+  if (oracle_cross_check) runner_args.push_back("--oracle-cross-check");
   if (!arch.empty()) {
     runner_args.push_back("--arch");
     runner_args.push_back(arch);

@@ -7,7 +7,9 @@
 # the strongest baseline measured, marked *), then `kjudge stats`: per problem the denominator
 # the default used, and KernelBench's number (vs torch_eager) where eager times exist. Exits non-zero
 # unless every example is CORRECT. KJUDGE_TIME_BUDGET_MS (default 1000) bounds each timing;
-# KJUDGE_IMPORT=FILE imports JSON-lines baselines (deploy/torch_baselines.py) first.
+# KJUDGE_WORKER_FLAGS="..." adds kjudge-worker flags, e.g. --oracle-cross-check (every problem
+# with both reference.cu and reference.py: the PyTorch oracle checked against reference.cu on
+# each test shape; a disagreement makes that job INTERNAL_ERROR).
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [PROBLEM_PREFIX]" >&2; exit 2; }
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -31,11 +33,9 @@ trap cleanup EXIT
 SERVER_PID=$!
 for _ in $(seq 200); do grep -q "listening on" "$OUT/catalog_server.log" && break; sleep 0.1; done
 "$BUNDLE/bin/kjudge-worker" --server "$ADDR" --cache-dir "$TMP/cubins" --time-budget-ms "${KJUDGE_TIME_BUDGET_MS:-1000}" \
-  >"$OUT/catalog_worker.log" 2>&1 &
+  ${KJUDGE_WORKER_FLAGS:-} >"$OUT/catalog_worker.log" 2>&1 &
 WORKER_PID=$!
 K=("$BUNDLE/bin/kjudge" --server "$ADDR")
-# Optional: baselines measured elsewhere (deploy/torch_baselines.py) to compare against too.
-if [[ -n "${KJUDGE_IMPORT:-}" ]]; then "${K[@]}" baselines import "$KJUDGE_IMPORT"; fi
 
 : >"$OUT/catalog_jobs.tsv"
 for spec in $(cd "$BUNDLE/problems" && find . -name problem.toml | sort); do

@@ -164,6 +164,7 @@ struct ServeOptions {
   int64_t candidate_timeout_ms = 15000;
   bool no_oracle = false;
   bool torch_compile = false;  // time torch_compile baselines (compiles in the oracle's background)
+  bool oracle_cross_check = false;  // compare the oracle with reference.cu where both exist
   std::string oracle_python;  // "": python3 on PATH
   int64_t oracle_timeout_ms = 120000;
 };
@@ -252,6 +253,7 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   env.device = options.device;
   if (gpu.has_gpu) env.oracle = &oracle;
   env.torch_compile = serve.torch_compile;
+  env.oracle_cross_check = serve.oracle_cross_check;
   CandidateLauncher candidates(CandidatePath(serve.candidate), options.device,
                                std::chrono::milliseconds(serve.candidate_timeout_ms));
   if (gpu.has_gpu) {
@@ -325,6 +327,11 @@ int main(int argc, char** argv) {
                "oracle compiles in a background thread, and on an H100 that slowed the next "
                "jobs' expected outputs from ~0.3 s to ~12 s; use it on a host that judges "
                "few jobs, or to fill the baseline cache)");
+  app.add_flag("--oracle-cross-check", serve.oracle_cross_check,
+               "on problems with both reference.cu and reference.py, also run the PyTorch oracle "
+               "on every test shape and fail the job (INTERNAL_ERROR, naming the shape and the "
+               "first mismatches) where reference.cu's outputs miss the oracle's by more than the "
+               "problem's tolerance: a check of the catalog's two references, not for serving");
   app.add_option("--oracle-python", serve.oracle_python,
                  "the python3 with torch that runs the PyTorch oracle (default: python3 on PATH)");
   app.add_option("--oracle-timeout-ms", serve.oracle_timeout_ms,

@@ -10,7 +10,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/output_comparison.h"
 #include "worker/gpu/runner_error.h"
+#include "worker/judge/host_values.h"
 #include "worker/gpu/str_util.h"
 #include "worker/judge/verdict_protocol.h"
 #include "worker/judge/verdict_protocol_internal.h"
@@ -81,6 +83,39 @@ absl::Status Export(const ProblemSpec& spec, const Shape& shape, const TensorSet
 bool VerdictProtocol::OracleProblem() const {
   return setup_.spec.reference_source_file.empty() && setup_.spec.module.has_value() &&
          !run_.reference_module().empty();
+}
+
+bool VerdictProtocol::ModuleAvailable() const {
+  return setup_.spec.module.has_value() && !run_.reference_module().empty() &&
+         env_.oracle != nullptr && env_.oracle->available();
+}
+
+bool VerdictProtocol::CrossChecksOracle() const {
+  return env_.oracle_cross_check && !OracleProblem() && ModuleAvailable();
+}
+
+absl::Status VerdictProtocol::CrossCheckOracle(const Shape& shape, TensorSet& tensors,
+                                               const std::vector<std::vector<double>>& reference) {
+  KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
+  KJ_RETURN_IF_ERROR(RunOracleInto(shape, tensors, tensors, setup_.spec.module->precision));
+  KJ_ASSIGN_OR_RETURN(std::vector<HostTensor> oracle, tensors.CopyOutputs(env_.stream));
+  const Tolerance& tol = setup_.spec.tolerance;
+  OutputComparator comparator({tol.atol, tol.rtol, tol.rel_l2});
+  for (size_t t = 0; t < oracle.size() && t < reference.size(); ++t) {
+    // reference.cu's outputs are judged against the oracle's (float64 by default): the same
+    // rule, tolerance and detail a candidate gets.
+    const HostTensor& h = oracle[t];
+    comparator.AddTensor(h.name, reference[t], DecodeToDouble(h.dtype, h.bytes, h.count), {});
+  }
+  const ComparisonResult& result = comparator.Result();
+  if (result.passed) {
+    spdlog::info("{}: the PyTorch oracle agrees with reference.cu", shape.Label());
+    return absl::OkStatus();
+  }
+  return MakeRunnerError(v1::INTERNAL_ERROR,
+                         Cat("--oracle-cross-check: reference.cu disagrees with the PyTorch "
+                             "oracle (reference.py, ", setup_.spec.module->precision, ") on ",
+                             shape.Label(), ": ", result.detail));
 }
 
 absl::StatusOr<oracle::OracleProcess*> VerdictProtocol::Oracle() {
@@ -155,7 +190,9 @@ absl::StatusOr<TensorSet> VerdictProtocol::AllocateExpected(const Shape& shape) 
 
 std::vector<std::string> VerdictProtocol::MissingOracleBaselines(const Shape& shape) const {
   std::vector<std::string> names;
-  if (!OracleProblem() || env_.oracle == nullptr || !env_.oracle->available()) return names;
+  // Every problem with reference.py gets its torch_eager baseline (KernelBench's denominator),
+  // whichever reference computes its expected outputs.
+  if (!ModuleAvailable()) return names;
   for (const char* name : {"torch_eager", "torch_compile"}) {
     // torch.compile runs in the oracle's background thread, which holds Python's GIL: on an
     // H100 it slowed every later job's expected outputs (~0.3 s -> ~12 s). Opt-in only.

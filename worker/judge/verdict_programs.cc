@@ -112,9 +112,9 @@ absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceSh
   const Shape& shape = setup_.spec.test_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
   const InputScaleScope scale(*env_.utilities, shape.input_scale);  // the stress shapes
-  // An oracle problem's tensors are shared: the oracle maps them (worker/oracle_client/).
+  // Tensors the oracle reads are shared: it maps them (worker/oracle_client/).
   KJ_ASSIGN_OR_RETURN(TensorSet tensors,
-                      OracleProblem()
+                      OracleProblem() || CrossChecksOracle()
                           ? TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device)
                           : TensorSet::Allocate(setup_.spec, shape, guards_));
   KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kTestStream, i),
@@ -132,8 +132,10 @@ absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceSh
   KJ_RETURN_IF_ERROR(plan.Launch(env_.stream, /*sync_each=*/true));
   KJ_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, tensors.CopyOutputs(env_.stream));
   KJ_RETURN_IF_ERROR(plan.ScrubScratch(env_.stream));
+  std::vector<std::vector<double>> decoded = Decode(outputs);
+  if (CrossChecksOracle()) KJ_RETURN_IF_ERROR(CrossCheckOracle(shape, tensors, decoded));
   KJ_RETURN_IF_ERROR(tensors.Scrub(env_.stream));
-  return Decode(outputs);
+  return decoded;
 }
 
 absl::Status VerdictProtocol::LoadCandidate() {

@@ -83,6 +83,9 @@ struct RunnerEnv {
   CandidateLauncher* candidates = nullptr;  // a fresh candidate process per full job
   oracle::OracleKeeper* oracle = nullptr;   // the PyTorch oracle; null without a GPU
   bool torch_compile = false;  // --torch-compile: time torch_compile baselines too
+  // --oracle-cross-check: on problems with both references, the oracle's expected outputs
+  // are compared with reference.cu's on every test shape (a disagreement: INTERNAL_ERROR).
+  bool oracle_cross_check = false;
   TimingOptions timing;
   std::string uncalibrated_reason;  // why timing.event_overhead_us is 0 ("" when calibrated)
 };
@@ -121,6 +124,16 @@ class VerdictProtocol {
   // (verdict_oracle.cc).
   // No reference.cu, a reference.py: the oracle computes every expected output.
   bool OracleProblem() const;
+  // A reference.py and a live oracle on this runner (with or without reference.cu): its
+  // torch_eager baseline can be timed, and --oracle-cross-check can compare.
+  bool ModuleAvailable() const;
+  // --oracle-cross-check on a problem with both references: the oracle's outputs for test
+  // shape `shape`'s inputs in `tensors` (shared) against `reference` (reference.cu's, decoded);
+  // INTERNAL_ERROR naming both and the first mismatches when they disagree beyond the
+  // problem's tolerance.
+  bool CrossChecksOracle() const;
+  absl::Status CrossCheckOracle(const Shape& shape, TensorSet& tensors,
+                                const std::vector<std::vector<double>>& reference);
   // INTERNAL_ERROR "this runner has no PyTorch oracle" when it is needed and missing.
   absl::StatusOr<oracle::OracleProcess*> Oracle();
   // Loads the module at `shape` into the oracle (once per oracle process); its key.
