@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -35,9 +36,16 @@ using ::testing::HasSubstr;
 
 std::string Package() { return std::string(KJUDGE_SOURCE_DIR) + "/worker/oracle"; }
 
+// $KJUDGE_TORCH_PYTHON at run time, else the configured one: a bundle's test binaries run on
+// a GPU host whose torch is not the build machine's /usr/bin/python3.
+std::string TorchPython() {
+  const char* env = std::getenv("KJUDGE_TORCH_PYTHON");
+  return env != nullptr && *env != '\0' ? env : KJUDGE_TORCH_PYTHON;
+}
+
 oracle::OracleOptions Options() {
   oracle::OracleOptions o;
-  o.python = KJUDGE_TORCH_PYTHON;
+  o.python = TorchPython();
   o.package_dir = Package();
   return o;
 }
