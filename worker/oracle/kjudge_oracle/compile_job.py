@@ -8,11 +8,14 @@ Contract:
     bench's shapes) so the first timed run does not compile.
   * state is "compiling", then "ready" (module: the eager copy whose state the bench loads;
     compiled: what it times) or "failed" (error says why; on torch without torch.compile, that).
+  * compiling_now() lists (by `where`) every CompileJob of this process still compiling,
+    evicted keys' jobs included (their threads run on): a timed run must not share the process
+    with one (server.py, bench_open).
 """
 from __future__ import annotations
 
 import threading
-from typing import List, Optional
+from typing import List, Optional, Set
 
 import torch
 
@@ -26,6 +29,16 @@ def float_dtype(tensors: List[object]) -> Optional[torch.dtype]:
         if isinstance(t, torch.Tensor) and is_float(t.dtype):
             return t.dtype
     return None
+
+
+_LOCK = threading.Lock()
+_COMPILING: Set["CompileJob"] = set()  # every job of this process whose thread still compiles
+
+
+def compiling_now() -> List[str]:
+    """`where` of each job of this process still compiling, sorted."""
+    with _LOCK:
+        return sorted(j.where for j in _COMPILING)
 
 
 class CompileJob:
@@ -43,6 +56,8 @@ class CompileJob:
             return
         self._problem = entry.problem
         self._clone: Optional[torch.nn.Module] = entry.problem.clone_model()
+        with _LOCK:
+            _COMPILING.add(self)
         self._thread = threading.Thread(target=self._run, name=f"compile {entry.key}", daemon=True)
         self._thread.start()
 
@@ -70,3 +85,5 @@ class CompileJob:
             self.state = "failed"
         finally:
             self._clone = None
+            with _LOCK:
+                _COMPILING.discard(self)
