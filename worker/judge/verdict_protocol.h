@@ -82,7 +82,9 @@ struct RunnerEnv {
   int device = 0;
   CandidateLauncher* candidates = nullptr;  // a fresh candidate process per full job
   oracle::OracleKeeper* oracle = nullptr;   // the PyTorch oracle; null without a GPU
-  bool torch_compile = false;  // --torch-compile: time torch_compile baselines too
+  // The second oracle, for torch.compile only (started on first need); null without a GPU or
+  // with --no-torch-compile: then no torch_compile baselines.
+  oracle::OracleKeeper* compile_oracle = nullptr;
   TimingOptions timing;
   std::string uncalibrated_reason;  // why timing.event_overhead_us is 0 ("" when calibrated)
 };
@@ -121,10 +123,16 @@ class VerdictProtocol {
   // (verdict_oracle.cc).
   // No reference.cu, a reference.py: the oracle computes every expected output.
   bool OracleProblem() const;
-  // INTERNAL_ERROR "this runner has no PyTorch oracle" when it is needed and missing.
-  absl::StatusOr<oracle::OracleProcess*> Oracle();
-  // Loads the module at `shape` into the oracle (once per oracle process); its key.
-  absl::StatusOr<std::string> OracleLoad(const Shape& shape);
+  // `keeper`'s live oracle (env_.oracle or env_.compile_oracle); INTERNAL_ERROR "this runner
+  // has no PyTorch oracle" when it is needed and missing.
+  absl::StatusOr<oracle::OracleProcess*> Oracle(oracle::OracleKeeper* keeper);
+  // The `load` key of the module at `shape`: "problem|shape label".
+  std::string OracleKey(const Shape& shape) const;
+  // Loads the module at `shape` into `keeper`'s oracle (once per oracle process); its key.
+  absl::StatusOr<std::string> OracleLoad(oracle::OracleKeeper* keeper, const Shape& shape);
+  // Spawns the compile oracle (no wait) when this job will ask it for a torch_compile, so its
+  // torch imports while the job checks the candidate.
+  void BeginCompileOracle();
   // The oracle's outputs for `inputs` into `outputs` (both shared: DeviceBuffer::
   // AllocateGuardedShared), computed at `precision`.
   absl::Status RunOracleInto(const Shape& shape, const TensorSet& inputs,
