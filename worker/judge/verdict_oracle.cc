@@ -89,11 +89,14 @@ absl::Status CompileReady(oracle::OracleKeeper& keeper, oracle::OracleProcess& o
   if (state->state == "ready") return absl::OkStatus();
   const bool failed = state->state == "failed";
   if (failed) keeper.set_compile_failed(key);
-  return MakeRunnerError(v1::INTERNAL_ERROR,
-                         Cat("torch.compile is ", state->state,
-                             state->error.empty() ? "" : Cat(": ", state->error),
-                             failed ? "; no torch_compile baseline for it from this runner"
-                                    : "; not timed in this job"));
+  if (!failed) {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           "torch.compile is still compiling; not timed in this job");
+  }
+  return MakeRunnerError(
+      v1::INTERNAL_ERROR,
+      Cat(state->error.empty() ? "torch.compile failed" : state->error,
+          "; this runner will not ask again (no torch_compile baseline for ", key, ")"));
 }
 
 }  // namespace
