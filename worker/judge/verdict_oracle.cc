@@ -87,12 +87,11 @@ absl::Status CompileReady(oracle::OracleKeeper& keeper, oracle::OracleProcess& o
   absl::StatusOr<oracle::CompileState> state = oracle.Compile(key);
   KJ_RETURN_IF_ERROR(OracleError(state.status(), "torch.compile"));
   if (state->state == "ready") return absl::OkStatus();
-  const bool failed = state->state == "failed";
-  if (failed) keeper.set_compile_failed(key);
-  if (!failed) {
+  if (state->state == "compiling") {
     return MakeRunnerError(v1::INTERNAL_ERROR,
                            "torch.compile is still compiling; not timed in this job");
   }
+  keeper.set_compile_failed(key);  // "failed" (Compile() accepts no other state)
   return MakeRunnerError(
       v1::INTERNAL_ERROR,
       Cat(state->error.empty() ? "torch.compile failed" : state->error,
