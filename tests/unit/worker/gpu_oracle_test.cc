@@ -1,8 +1,9 @@
 // The PyTorch oracle on a GPU (part of test_worker_gpu): the oracle client with CUDA VMM
 // buffers the judge exports ("cuda" memory), and whole jobs of a problem defined by a PyTorch
 // module judged against the oracle (expected outputs, torch_eager baseline; torch_compile in the
-// compile oracle, a second process, timed by a later job). Skips, visibly, without a GPU, without the oracle package or torch with CUDA at KJUDGE_TORCH_PYTHON, and
-// (the job tests) while the spec parser does not know [reference] module / [module].
+// compile oracle, a second process, timed by a later job). Skips, visibly, without a GPU,
+// without the oracle package or torch with CUDA at KJUDGE_TORCH_PYTHON, and (the job tests)
+// while the spec parser does not know [reference] module / [module].
 #include <cuda_runtime_api.h>
 
 #include <unistd.h>
