@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   std::string compile_ahead = "auto";
   double compile_s = 60, stall_s = 20, job_s = 600;
   int time_budget_ms = 2000;
-  bool torch_compile = false;
+  bool no_torch_compile = false;
   bool oracle_cross_check = false;
 
   CLI::App app{"kjudge-worker: judges jobs from a kjudge-server on one GPU.\n"
@@ -160,9 +160,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--job-timeout", job_s, "seconds a whole job may take")->capture_default_str();
   app.add_option("--time-budget-ms", time_budget_ms, "timing budget per benchmark shape")->capture_default_str();
-  app.add_flag("--torch-compile", torch_compile,
-               "the judge also times torch.compile baselines of PyTorch problems (kjudge-runner "
-               "--torch-compile; off by default: compiling in the background slows other jobs)");
+  app.add_flag("--no-torch-compile", no_torch_compile,
+               "the judge does not time torch.compile baselines of PyTorch problems (passed on "
+               "as kjudge-runner --no-torch-compile). By default it does: a second oracle "
+               "process compiles in the background and a later job of the problem times it");
   app.add_flag("--oracle-cross-check", oracle_cross_check,
                "check the catalog's two references: on problems with both reference.cu and "
                "reference.py the judge also runs the PyTorch oracle on every test shape and fails "
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> runner_args = {"--device", std::to_string(device), "--cache-dir", cache_dir,
                                           "--time-budget-ms", std::to_string(time_budget_ms)};
   if (compile_only) runner_args.push_back("--compile-only");
-  if (torch_compile) runner_args.push_back("--torch-compile");
+  if (no_torch_compile) runner_args.push_back("--no-torch-compile");
   if (oracle_cross_check) runner_args.push_back("--oracle-cross-check");
   if (!arch.empty()) {
     runner_args.push_back("--arch");

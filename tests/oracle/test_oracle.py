@@ -4,6 +4,9 @@ Each expected output is computed here with torch in float64 from the same inputs
 """
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 import time
 import unittest
 
@@ -11,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from fixtures import CONV, ELEMENTWISE, LINEAR_RELU, RAISES, TWO_OUTPUTS, load_request
+from gated_compile import gate_name
 from oracle_client import HostTensor, OracleProcess, tensors_request
 
 
@@ -20,7 +24,9 @@ def run_request(key, tensors, precision="f64"):
             "tensors": specs}, fds
 
 
-class OracleTest(unittest.TestCase):
+class OracleCase(unittest.TestCase):
+    """One oracle process for the class; helpers. No tests of its own."""
+
     oracle: OracleProcess
 
     @classmethod
@@ -71,6 +77,9 @@ class OracleTest(unittest.TestCase):
         reply = self.ok(self.oracle.request({"op": "hello"}))
         self.assertEqual(reply["torch"], torch.__version__)
 
+
+
+class OracleTest(OracleCase):
     # ---- hello, load, run ----
     def test_hello(self):
         hello = self.oracle.hello
@@ -280,6 +289,91 @@ class OracleTest(unittest.TestCase):
             time.sleep(0.5)
             reply = self.ok(self.oracle.request({"op": "compile", "key": "ew|c"}))
         self.assertIn(reply["state"], ("ready", "failed"))
+
+
+class GatedCompileTest(OracleCase):
+    """bench_open while a compile is in progress, with a stand-in torch.compile that compiles
+    exactly when the test opens its gate (gated_compile.py): the real oracle, socket, memfds."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.gates = tempfile.TemporaryDirectory(prefix="kjudge-gates-")
+        here = os.path.dirname(os.path.abspath(__file__))
+        cls.oracle = OracleProcess(launcher=[sys.executable, os.path.join(here, "gated_compile.py"),
+                                             cls.gates.name])
+        cls.gen = torch.Generator().manual_seed(99)
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        cls.gates.cleanup()
+
+    def open_gate(self, key):
+        with open(os.path.join(self.gates.name, gate_name(key)), "w", encoding="utf-8"):
+            pass
+
+    def compile_until(self, key, state):
+        deadline = time.monotonic() + 60
+        reply = self.ok(self.oracle.request({"op": "compile", "key": key}))
+        while reply["state"] == "compiling" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            reply = self.ok(self.oracle.request({"op": "compile", "key": key}))
+        self.assertEqual(reply["state"], state, reply["error"])
+
+    def bench_open(self, key, mode, x, y):
+        sets = [[x.spec(0), y.spec(1)]]
+        return self.oracle.request({"op": "bench_open", "key": key, "mode": mode,
+                                    "memory": "host", "sets": sets}, [x.fd, y.fd])
+
+    def test_no_timing_while_another_compile_runs(self):
+        sizes = {"batch_size": 2, "dim": 8}
+        for key, name in (("b|s", "test/fast"), ("a|s", "test/slow")):
+            self.ok(self.oracle.request(load_request(key, ELEMENTWISE, sizes, ["x"], ["y"],
+                                                     name=name)))
+        self.open_gate("b|s")
+        self.compile_until("b|s", "ready")
+        reply = self.ok(self.oracle.request({"op": "compile", "key": "a|s"}))
+        self.assertEqual(reply["state"], "compiling")  # its gate is closed: it stays so
+        x = self.host("x", self.randn(2, 8))
+        y = self.empty("y", [2, 8])
+        for mode in ("compile", "eager"):
+            self.fail(self.bench_open("b|s", mode, x, y),
+                      "another torch.compile is still compiling in this process",
+                      "problem test/slow (reference.py)")
+        # Evicting a|s from the LRU (8 keys) does not stop its compile, nor hide it.
+        for i in range(8):
+            self.ok(self.oracle.request(load_request(f"filler|{i}", ELEMENTWISE, sizes, ["x"],
+                                                     ["y"])))
+        self.fail(self.oracle.request({"op": "compile", "key": "a|s"}), "unknown key")
+        self.ok(self.oracle.request(load_request("b|s", ELEMENTWISE, sizes, ["x"], ["y"],
+                                                 name="test/fast")))
+        self.fail(self.bench_open("b|s", "eager", x, y), "problem test/slow (reference.py)")
+        # One compile at a time: b|s's new compile waits for a|s's, though its gate is open.
+        reply = self.ok(self.oracle.request({"op": "compile", "key": "b|s"}))
+        self.assertEqual(reply["state"], "compiling")
+        time.sleep(0.3)
+        self.assertEqual(self.ok(self.oracle.request({"op": "compile", "key": "b|s"}))["state"],
+                         "compiling")
+        self.open_gate("a|s")
+        self.compile_until("b|s", "ready")
+        self.ok(self.bench_open("b|s", "compile", x, y))
+        self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
+        self.ok(self.oracle.request({"op": "bench_close"}))
+        xv = x.read().double()
+        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
+                                   rtol=1e-6, atol=1e-6)
+        self.assertEqual(self.oracle.memfd_maps(), [])
+
+    def test_failed_compile_is_a_state_not_a_crash(self):
+        # gated_compile raises when its gate never opens; here the module itself raises.
+        self.ok(self.oracle.request(load_request("r|s", RAISES, {"n": 4}, ["x"], ["y"],
+                                                 name="test/raises")))
+        self.open_gate("r|s")
+        self.ok(self.oracle.request({"op": "compile", "key": "r|s"}))
+        self.compile_until("r|s", "failed")
+        reply = self.ok(self.oracle.request({"op": "compile", "key": "r|s"}))
+        self.assertIn("torch.compile failed", reply["error"])
+        self.still_serving()
 
 
 class LifecycleTest(unittest.TestCase):

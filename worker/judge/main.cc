@@ -163,7 +163,7 @@ struct ServeOptions {
   std::string candidate;
   int64_t candidate_timeout_ms = 15000;
   bool no_oracle = false;
-  bool torch_compile = false;  // time torch_compile baselines (compiles in the oracle's background)
+  bool no_torch_compile = false;  // no torch_compile baselines, no compile oracle
   bool oracle_cross_check = false;  // compare the oracle with reference.cu where both exist
   std::string oracle_python;  // "": python3 on PATH
   int64_t oracle_timeout_ms = 120000;
@@ -222,6 +222,15 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   // an oracle slower than this leaves the runner without one (torch_version "").
   oracle_options.hello_timeout = std::chrono::milliseconds(30000);
   oracle::OracleKeeper oracle(oracle_options);
+  // The compile oracle: the same package in a second process, begun by the first job that
+  // needs a torch_compile (never at start-up: a runner without such jobs pays nothing). Its own
+  // process so a compile's GIL never stalls the eager oracle's expected outputs; Inductor on
+  // one compile thread so a compile takes one core, not all of them, from the judge's timings.
+  oracle::OracleOptions compile_options = oracle_options;
+  compile_options.name = "PyTorch compile oracle";
+  compile_options.hello_timeout = std::chrono::milliseconds(60000);  // a job's, not the Hello's
+  compile_options.env = {"TORCHINDUCTOR_COMPILE_THREADS=1"};
+  oracle::OracleKeeper compile_oracle(compile_options);
   BeginOracle(serve, gpu.has_gpu && !options.compile_only, oracle);
   if (gpu.has_gpu) {
     if (absl::Status s = SetUpGpu(gpu, cache, res); !s.ok()) {
@@ -252,7 +261,9 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   }
   env.device = options.device;
   if (gpu.has_gpu) env.oracle = &oracle;
-  env.torch_compile = serve.torch_compile;
+  if (gpu.has_gpu && oracle.available() && !serve.no_torch_compile) {
+    env.compile_oracle = &compile_oracle;
+  }
   env.oracle_cross_check = serve.oracle_cross_check;
   CandidateLauncher candidates(CandidatePath(serve.candidate), options.device,
                                std::chrono::milliseconds(serve.candidate_timeout_ms));
@@ -322,11 +333,12 @@ int main(int argc, char** argv) {
   app.add_flag("--no-oracle", serve.no_oracle,
                "do not start the PyTorch oracle: torch_version stays empty and problems "
                "without reference.cu are not served by this runner");
-  app.add_flag("--torch-compile", serve.torch_compile,
-               "also time torch.compile baselines of PyTorch problems (off by default: the "
-               "oracle compiles in a background thread, and on an H100 that slowed the next "
-               "jobs' expected outputs from ~0.3 s to ~12 s; use it on a host that judges "
-               "few jobs, or to fill the baseline cache)");
+  app.add_flag("--no-torch-compile", serve.no_torch_compile,
+               "do not time torch_compile baselines of PyTorch problems. By default a second "
+               "oracle process (started by the first job that needs it) compiles each module "
+               "in the background, one core, and a later job of the problem times it; no job "
+               "waits for a compile. Use this where the extra process (its CUDA context, a "
+               "core while compiling) is not wanted");
   app.add_flag("--oracle-cross-check", serve.oracle_cross_check,
                "on problems with both reference.cu and reference.py, also run the PyTorch oracle "
                "on every test shape and fail the job (INTERNAL_ERROR, naming the shape and the "

@@ -3,6 +3,9 @@
 // module's precision, bench shapes at its bench precision) into buffers the judge shares with
 // it (CUDA VMM, exported per call), and it times the torch_eager / torch_compile baselines over
 // the judge's own protocol (TimeSamples), each checked once against the expected outputs.
+// Two oracle processes: env_.oracle for expected outputs and torch_eager, env_.compile_oracle
+// for torch.compile (its compile thread holds Python's GIL, which in one shared process slowed
+// every later job's expected outputs ~40x on an H100).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -11,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/output_comparison.h"
+#include "common/sha256.h"
 #include "worker/gpu/runner_error.h"
 #include "worker/judge/host_values.h"
 #include "worker/gpu/str_util.h"
@@ -78,6 +82,25 @@ absl::Status Export(const ProblemSpec& spec, const Shape& shape, const TensorSet
   return absl::OkStatus();
 }
 
+// torch.compile of `key` in the compile oracle: OK once ready. Not ready yet: an error that
+// skips the baseline in this job (the first job starts the compile, a later one times it; no
+// job waits). Failed: remembered by the keeper, so later jobs neither ask nor log it again.
+absl::Status CompileReady(oracle::OracleKeeper& keeper, oracle::OracleProcess& oracle,
+                          const std::string& key) {
+  absl::StatusOr<oracle::CompileState> state = oracle.Compile(key);
+  KJ_RETURN_IF_ERROR(OracleError(state.status(), "torch.compile"));
+  if (state->state == "ready") return absl::OkStatus();
+  if (state->state == "compiling") {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           "torch.compile is still compiling; not timed in this job");
+  }
+  keeper.set_compile_failed(key);  // "failed" (Compile() accepts no other state)
+  return MakeRunnerError(
+      v1::INTERNAL_ERROR,
+      Cat(state->error.empty() ? "torch.compile failed" : state->error,
+          "; this runner will not ask again (no torch_compile baseline for ", key, ")"));
+}
+
 }  // namespace
 
 bool VerdictProtocol::OracleProblem() const {
@@ -118,23 +141,32 @@ absl::Status VerdictProtocol::CrossCheckOracle(const Shape& shape, TensorSet& te
                              shape.Label(), ": ", result.detail));
 }
 
-absl::StatusOr<oracle::OracleProcess*> VerdictProtocol::Oracle() {
-  if (env_.oracle == nullptr || !env_.oracle->available()) {
+absl::StatusOr<oracle::OracleProcess*> VerdictProtocol::Oracle(oracle::OracleKeeper* keeper) {
+  // The compile oracle starts on its first need: Get() begins it (available() is false until).
+  if (keeper == nullptr || (keeper == env_.oracle && !keeper->available())) {
     return MakeRunnerError(
         v1::INTERNAL_ERROR,
         Cat("this runner has no PyTorch oracle, which problem ", run_.problem(),
             " (reference.py, no reference.cu) needs",
-            env_.oracle != nullptr ? Cat(": ", env_.oracle->why_not()) : std::string()));
+            keeper != nullptr ? Cat(": ", keeper->why_not()) : std::string()));
   }
-  absl::StatusOr<oracle::OracleProcess*> p = env_.oracle->Get();
-  if (!p.ok()) return OracleError(p.status(), "starting a new PyTorch oracle");
+  absl::StatusOr<oracle::OracleProcess*> p = keeper->Get();
+  if (!p.ok()) return OracleError(p.status(), Cat("starting a new ", keeper->name()));
   return p;
 }
 
-absl::StatusOr<std::string> VerdictProtocol::OracleLoad(const Shape& shape) {
-  KJ_ASSIGN_OR_RETURN(oracle::OracleProcess * oracle, Oracle());
-  const std::string key = Cat(run_.problem(), "|", shape.Label());
-  std::vector<std::string>& loaded = env_.oracle->loaded();
+std::string VerdictProtocol::OracleKey(const Shape& shape) const {
+  // The text's digest is part of the key: a server that reloads an edited reference.py must
+  // not be answered by the module an oracle loaded from the old text.
+  return Cat(run_.problem(), "|", shape.Label(), "|",
+             Sha256Hex(run_.reference_module()).substr(0, 16));
+}
+
+absl::StatusOr<std::string> VerdictProtocol::OracleLoad(oracle::OracleKeeper* keeper,
+                                                        const Shape& shape) {
+  KJ_ASSIGN_OR_RETURN(oracle::OracleProcess * oracle, Oracle(keeper));
+  const std::string key = OracleKey(shape);
+  std::vector<std::string>& loaded = keeper->loaded();
   // The oracle keeps its 8 most recently used keys (load and every use); this list mirrors that
   // order (every use of a key comes through here first), so what it evicts is what the oracle did.
   if (auto it = std::find(loaded.begin(), loaded.end(), key); it != loaded.end()) {
@@ -168,13 +200,13 @@ absl::StatusOr<std::string> VerdictProtocol::OracleLoad(const Shape& shape) {
 absl::Status VerdictProtocol::RunOracleInto(const Shape& shape, const TensorSet& inputs,
                                             const TensorSet& outputs,
                                             const std::string& precision) {
-  KJ_ASSIGN_OR_RETURN(std::string key, OracleLoad(shape));
+  KJ_ASSIGN_OR_RETURN(std::string key, OracleLoad(env_.oracle, shape));
   Exported exported;
   KJ_RETURN_IF_ERROR(Export(setup_.spec, shape, inputs, TensorRole::kIn, &exported));
   KJ_RETURN_IF_ERROR(Export(setup_.spec, shape, outputs, TensorRole::kOut, &exported));
   // The inputs were generated on the judge's stream; the oracle reads them from its own context.
   KJ_RETURN_IF_ERROR(SyncStatus(cudaStreamSynchronize(env_.stream), "inputs for the oracle"));
-  KJ_ASSIGN_OR_RETURN(oracle::OracleProcess * oracle, Oracle());
+  KJ_ASSIGN_OR_RETURN(oracle::OracleProcess * oracle, Oracle(env_.oracle));
   absl::StatusOr<double> ms = oracle->Run(key, precision, "cuda", exported.tensors);
   if (ms.ok()) return absl::OkStatus();
   // The client's message names the oracle and the op; the callers name the shape.
@@ -194,30 +226,35 @@ std::vector<std::string> VerdictProtocol::MissingOracleBaselines(const Shape& sh
   // whichever reference computes its expected outputs.
   if (!ModuleAvailable()) return names;
   for (const char* name : {"torch_eager", "torch_compile"}) {
-    // torch.compile runs in the oracle's background thread, which holds Python's GIL: on an
-    // H100 it slowed every later job's expected outputs (~0.3 s -> ~12 s). Opt-in only.
-    if (std::string_view(name) == "torch_compile" && !env_.torch_compile) continue;
+    if (std::string_view(name) == "torch_compile" &&
+        (env_.compile_oracle == nullptr || env_.compile_oracle->gave_up() ||
+         env_.compile_oracle->compile_failed(OracleKey(shape)))) {
+      continue;  // --no-torch-compile, or it (or its oracle) failed here before: logged then
+    }
     if (CachedBaseline(shape.Label(), name) == nullptr) names.emplace_back(name);
   }
   return names;
 }
 
+void VerdictProtocol::BeginCompileOracle() {
+  if (env_.compile_oracle == nullptr) return;
+  for (const Shape& shape : setup_.spec.bench_shapes) {
+    const std::vector<std::string> missing = MissingOracleBaselines(shape);
+    if (std::find(missing.begin(), missing.end(), "torch_compile") != missing.end()) {
+      return env_.compile_oracle->Begin();
+    }
+  }
+}
+
 absl::StatusOr<TimingResult> VerdictProtocol::TimeOracleBaseline(const Shape& shape,
                                                                  TensorSet& tensors,
                                                                  const std::string& mode) {
-  KJ_ASSIGN_OR_RETURN(std::string key, OracleLoad(shape));
-  KJ_ASSIGN_OR_RETURN(oracle::OracleProcess * oracle, Oracle());
-  if (mode == "compile") {
-    // The first job that needs it starts the compile; a later job of the problem times it.
-    absl::StatusOr<oracle::CompileState> state = oracle->Compile(key);
-    KJ_RETURN_IF_ERROR(OracleError(state.status(), "torch.compile"));
-    if (state->state != "ready") {
-      return MakeRunnerError(v1::INTERNAL_ERROR,
-                             Cat("torch.compile is ", state->state,
-                                 state->error.empty() ? "" : Cat(": ", state->error),
-                                 "; not timed in this job"));
-    }
-  }
+  // torch.compile lives in the compile oracle, from its compile to its timing (the compiled
+  // module is that process's); torch_eager in the oracle of the expected outputs.
+  oracle::OracleKeeper* keeper = mode == "compile" ? env_.compile_oracle : env_.oracle;
+  KJ_ASSIGN_OR_RETURN(std::string key, OracleLoad(keeper, shape));
+  KJ_ASSIGN_OR_RETURN(oracle::OracleProcess * oracle, Oracle(keeper));
+  if (mode == "compile") KJ_RETURN_IF_ERROR(CompileReady(*keeper, *oracle, key));
   Exported exported;
   KJ_RETURN_IF_ERROR(Export(setup_.spec, shape, tensors, TensorRole::kIn, &exported));
   KJ_RETURN_IF_ERROR(Export(setup_.spec, shape, tensors, TensorRole::kOut, &exported));

@@ -89,7 +89,8 @@ absl::Status VerdictProtocol::Execute() {
   }
   progress_(v1::STAGE_COMPILING, 1, 2);
   if (OracleProblem()) {
-    KJ_RETURN_IF_ERROR(Oracle().status());  // no oracle here: INTERNAL_ERROR before any work
+    KJ_RETURN_IF_ERROR(Oracle(env_.oracle).status());  // none here: INTERNAL_ERROR at once
+    BeginCompileOracle();
   } else {
     KJ_RETURN_IF_ERROR(CompileReference());
   }

@@ -82,7 +82,9 @@ struct RunnerEnv {
   int device = 0;
   CandidateLauncher* candidates = nullptr;  // a fresh candidate process per full job
   oracle::OracleKeeper* oracle = nullptr;   // the PyTorch oracle; null without a GPU
-  bool torch_compile = false;  // --torch-compile: time torch_compile baselines too
+  // The second oracle, for torch.compile only (started on first need); null without a GPU or
+  // with --no-torch-compile: then no torch_compile baselines.
+  oracle::OracleKeeper* compile_oracle = nullptr;
   // --oracle-cross-check: on problems with both references, the oracle's expected outputs
   // are compared with reference.cu's on every test shape (a disagreement: INTERNAL_ERROR).
   bool oracle_cross_check = false;
@@ -134,10 +136,17 @@ class VerdictProtocol {
   bool CrossChecksOracle() const;
   absl::Status CrossCheckOracle(const Shape& shape, TensorSet& tensors,
                                 const std::vector<std::vector<double>>& reference);
-  // INTERNAL_ERROR "this runner has no PyTorch oracle" when it is needed and missing.
-  absl::StatusOr<oracle::OracleProcess*> Oracle();
-  // Loads the module at `shape` into the oracle (once per oracle process); its key.
-  absl::StatusOr<std::string> OracleLoad(const Shape& shape);
+  // `keeper`'s live oracle (env_.oracle or env_.compile_oracle); INTERNAL_ERROR "this runner
+  // has no PyTorch oracle" when it is needed and missing.
+  absl::StatusOr<oracle::OracleProcess*> Oracle(oracle::OracleKeeper* keeper);
+  // The `load` key of the module at `shape`: "problem|shape label|digest of reference.py's text"
+  // (16 hex digits of its SHA-256).
+  std::string OracleKey(const Shape& shape) const;
+  // Loads the module at `shape` into `keeper`'s oracle (once per oracle process); its key.
+  absl::StatusOr<std::string> OracleLoad(oracle::OracleKeeper* keeper, const Shape& shape);
+  // Spawns the compile oracle (no wait) when this job will ask it for a torch_compile, so its
+  // torch imports while the job checks the candidate.
+  void BeginCompileOracle();
   // The oracle's outputs for `inputs` into `outputs` (both shared: DeviceBuffer::
   // AllocateGuardedShared), computed at `precision`.
   absl::Status RunOracleInto(const Shape& shape, const TensorSet& inputs,

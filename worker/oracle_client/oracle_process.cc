@@ -122,7 +122,7 @@ absl::StatusOr<std::unique_ptr<OracleProcess>> OracleProcess::Spawn(const Oracle
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     fs::remove_all(*home);
-    return absl::InternalError(Errno("PyTorch oracle: socketpair"));
+    return absl::InternalError(Errno(options.name + ": socketpair"));
   }
   UniqueFd ours(sv[0]);
   UniqueFd theirs(sv[1]);
@@ -132,7 +132,7 @@ absl::StatusOr<std::unique_ptr<OracleProcess>> OracleProcess::Spawn(const Oracle
                         0600));
     if (log.get() < 0) {
       fs::remove_all(*home);
-      return absl::InternalError(Errno("PyTorch oracle: opening " + options.stderr_path));
+      return absl::InternalError(Errno(options.name + ": opening " + options.stderr_path));
     }
   }
   const char* path_env = std::getenv("PATH");
@@ -142,17 +142,18 @@ absl::StatusOr<std::unique_ptr<OracleProcess>> OracleProcess::Spawn(const Oracle
   spec.env = std::vector<std::string>{
       std::string("PATH=") + (path_env != nullptr ? path_env : "/usr/bin:/bin"),
       "HOME=" + *home, "PYTHONPATH=" + package};
+  spec.env->insert(spec.env->end(), options.env.begin(), options.env.end());
   spec.channel_fd = theirs.get();
   spec.stdout_fd = log.get() >= 0 ? log.get() : STDERR_FILENO;  // never the judge's stdout
   spec.stderr_fd = log.get() >= 0 ? log.get() : process::SpawnSpec::kInherit;
   spec.default_sigpipe = true;
   spec.own_process_group = true;  // Kill() reaches any helper it starts (torch.compile workers)
   spec.die_with_parent = true;
-  spec.spawn_call = "starting the PyTorch oracle";
+  spec.spawn_call = "starting the " + options.name;
   absl::StatusOr<process::ChildProcess> child = process::ChildProcess::Spawn(spec);
   if (!child.ok()) {
     fs::remove_all(*home);
-    return absl::InternalError("PyTorch oracle: " + std::string(child.status().message()));
+    return absl::InternalError(options.name + ": " + std::string(child.status().message()));
   }
   return std::unique_ptr<OracleProcess>(
       new OracleProcess(*std::move(child), std::move(ours), *std::move(home), options));
@@ -187,13 +188,13 @@ absl::Status OracleProcess::Fail(const std::string& op, const std::string& what,
     child_.ReapBy(Clock::now() + std::chrono::seconds(5));
   }
   if (kill) alive_ = false;
-  return absl::InternalError("PyTorch oracle, op '" + op + "': " + what);
+  return absl::InternalError(options_.name + ", op '" + op + "': " + what);
 }
 
 absl::Status OracleProcess::Gone(const std::string& op) {
   alive_ = false;
   if (child_.running()) child_.ReapBy(Clock::now() + std::chrono::seconds(2));
-  return absl::UnavailableError("PyTorch oracle, op '" + op + "': the oracle process " +
+  return absl::UnavailableError(options_.name + ", op '" + op + "': the oracle process " +
                                 child_.DescribeExit() +
                                 " (its stderr is in the runner's log); the next job starts a "
                                 "new one");
@@ -410,6 +411,8 @@ absl::StatusOr<CompileState> OracleProcess::Compile(const std::string& key) {
 }
 
 void OracleKeeper::Begin() {
+  if (begun_) return;
+  begun_ = true;
   absl::StatusOr<std::unique_ptr<OracleProcess>> p = OracleProcess::Spawn(options_);
   if (!p.ok()) {
     why_not_ = std::string(p.status().message());
@@ -419,6 +422,8 @@ void OracleKeeper::Begin() {
 }
 
 void OracleKeeper::Finish() {
+  if (finished_) return;
+  finished_ = true;
   if (process_ == nullptr) return;
   absl::StatusOr<OracleHello> hello = process_->AwaitHello();
   if (!hello.ok()) {
@@ -430,9 +435,16 @@ void OracleKeeper::Finish() {
   why_not_.clear();
 }
 
+void OracleKeeper::Disable(std::string why) {
+  begun_ = finished_ = true;
+  why_not_ = std::move(why);
+}
+
 absl::StatusOr<OracleProcess*> OracleKeeper::Get() {
+  Begin();   // no-ops for a keeper begun at start-up; the first need of a lazy one
+  Finish();
   if (!available()) {
-    return absl::FailedPreconditionError("this runner has no PyTorch oracle: " + why_not_);
+    return absl::FailedPreconditionError("this runner has no " + options_.name + ": " + why_not_);
   }
   if (process_ != nullptr && process_->alive()) return process_.get();
   loaded_.clear();
@@ -441,6 +453,14 @@ absl::StatusOr<OracleProcess*> OracleKeeper::Get() {
   if (!p.ok()) return p.status();
   process_ = *std::move(p);
   return process_.get();
+}
+
+bool OracleKeeper::compile_failed(const std::string& key) const {
+  return std::find(compile_failed_.begin(), compile_failed_.end(), key) != compile_failed_.end();
+}
+
+void OracleKeeper::set_compile_failed(const std::string& key) {
+  if (!compile_failed(key)) compile_failed_.push_back(key);
 }
 
 }  // namespace kjudge::oracle

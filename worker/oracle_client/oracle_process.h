@@ -6,7 +6,7 @@
 //  * Spawn() starts the interpreter with ChildProcess::Spawn: a SOCK_SEQPACKET socketpair at
 //    its descriptor 3, stdin /dev/null, stdout and stderr into the judge's stderr (its log), an
 //    environment of exactly PATH, HOME (a private temporary directory, removed with this
-//    object) and PYTHONPATH (OraclePackagePath()). It returns at once; AwaitHello() reads the
+//    object) and PYTHONPATH (OraclePackagePath()), plus OracleOptions::env. It returns at once; AwaitHello() reads the
 //    oracle's first packet (the hello) until its deadline, so the judge can measure the GPU
 //    while torch imports. Start() is both.
 //  * Request() sends one JSON object (at most kMaxPacketBytes), with descriptors (SCM_RIGHTS;
@@ -43,11 +43,13 @@ inline constexpr size_t kMaxPacketBytes = 4U << 20U;  // one JSON object, either
 inline constexpr size_t kMaxPacketFds = 250;          // under the kernel's SCM_MAX_FD (253)
 
 struct OracleOptions {
+  std::string name = "PyTorch oracle";  // how errors name it ("PyTorch compile oracle")
   std::string python;       // the interpreter; "": python3 found on PATH
   std::string package_dir;  // PYTHONPATH; "": OraclePackagePath()
   std::chrono::milliseconds hello_timeout{60000};
   std::chrono::milliseconds request_timeout{120000};
   std::string stderr_path;  // "": the oracle's stdout and stderr go to ours (the judge's log)
+  std::vector<std::string> env;  // "NAME=value" added to PATH, HOME and PYTHONPATH
 };
 
 struct OracleHello {
@@ -70,7 +72,7 @@ struct OracleTensor {
 
 // The binding of a module at one shape: what `load` carries besides the key.
 struct OracleLoad {
-  std::string key;  // "problem|shape label"
+  std::string key;  // "problem|shape label|reference.py digest" (opaque to the oracle)
   std::string problem;
   std::string filename;  // "reference.py"
   std::string source;
@@ -145,30 +147,49 @@ class OracleProcess {
   OracleHello hello_;
 };
 
-// OracleKeeper: the runner's one oracle across jobs. Begin() spawns it (at start-up, before the
-// GPU is measured); Finish() waits for its hello and keeps the torch version (or why there is
-// none). Get() hands out the live oracle, starting a new one (waiting for its hello) when the
-// last was killed or died; an oracle that never started gives "this runner has no PyTorch
-// oracle: <why>" every time, without trying again. loaded() is the set of `load` keys the
-// current oracle process holds (cleared when it is replaced), so a job loads each shape once.
+// OracleKeeper: one oracle of the runner across jobs. The runner has two (worker/judge/main.cc):
+// the eager oracle (expected outputs, torch_eager), begun at start-up, and the compile oracle
+// (torch.compile and torch_compile timings only), begun on the first job that needs it, so a
+// compile's GIL is never the eager oracle's.
+//  * Begin() spawns the process (returns at once; later calls do nothing): at start-up, before
+//    the GPU is measured, or at a job's start so torch imports while the job runs. Finish()
+//    waits for its hello (once) and keeps the torch version or why there is none. Disable()
+//    stands for both: no oracle, `why` says why.
+//  * Get() begins and finishes a keeper not begun yet (the lazy one: on its first need), then
+//    hands out the live oracle, starting a new one (waiting for its hello) when the last was
+//    killed or died. An oracle that never started gives "this runner has no <name>: <why>"
+//    every time, without trying again.
+//  * loaded() is the `load` keys the current process holds, most recently used last (cleared
+//    when it is replaced): each keeper has its own, as each process has its own LRU.
+//  * compile_failed(key): torch.compile of the key said "failed" in this keeper's oracle (torch
+//    without torch.compile, a module Dynamo cannot trace); remembered across process restarts
+//    so the judge asks and logs it once, not every job.
 class OracleKeeper {
  public:
   explicit OracleKeeper(OracleOptions options) : options_(std::move(options)) {}
   void Begin();
   void Finish();
-  void Disable(std::string why) { why_not_ = std::move(why); }
+  void Disable(std::string why);
+  const std::string& name() const { return options_.name; }
   const std::string& torch_version() const { return torch_; }
   const std::string& why_not() const { return why_not_; }
   bool available() const { return !torch_.empty(); }
+  // It was begun and finished, and there is no oracle (Get() would only say why again).
+  bool gave_up() const { return finished_ && !available(); }
   absl::StatusOr<OracleProcess*> Get();
   std::vector<std::string>& loaded() { return loaded_; }
+  bool compile_failed(const std::string& key) const;
+  void set_compile_failed(const std::string& key);
 
  private:
   OracleOptions options_;
   std::unique_ptr<OracleProcess> process_;
+  bool begun_ = false;
+  bool finished_ = false;
   std::string torch_;
   std::string why_not_ = "not started";
   std::vector<std::string> loaded_;
+  std::vector<std::string> compile_failed_;
 };
 
 // The tensors as the protocol's T objects, each "fd" indexing `fds` (appended to).

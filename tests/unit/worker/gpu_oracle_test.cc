@@ -1,13 +1,15 @@
 // The PyTorch oracle on a GPU (part of test_worker_gpu): the oracle client with CUDA VMM
 // buffers the judge exports ("cuda" memory), and whole jobs of a problem defined by a PyTorch
-// module judged against the oracle (expected outputs, torch_eager baseline). Skips, visibly,
-// without a GPU, without the oracle package or torch with CUDA at KJUDGE_TORCH_PYTHON, and
-// (the job tests) while the spec parser does not know [reference] module / [module].
+// module judged against the oracle (expected outputs, torch_eager baseline; torch_compile in the
+// compile oracle, a second process, timed by a later job). Skips, visibly, without a GPU,
+// without the oracle package or torch with CUDA at KJUDGE_TORCH_PYTHON, and (the job tests)
+// while the spec parser does not know [reference] module / [module].
 #include <cuda_runtime_api.h>
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
@@ -27,8 +29,10 @@
 
 namespace kjudge::runner {
 
-// A job in gpu_test.cc's runner environment (one per test binary) with `keeper` as its oracle.
-v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeeper* keeper);
+// A job in gpu_test.cc's runner environment (one per test binary) with `keeper` as its oracle
+// and `compile_keeper` as its compile oracle (null: no torch_compile, as --no-torch-compile).
+v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeeper* keeper,
+                                    oracle::OracleKeeper* compile_keeper = nullptr);
 
 namespace {
 
@@ -243,6 +247,50 @@ TEST(GpuOracle, ModuleProblemIsJudgedAgainstTheOracle) {
   const v1::RunnerResult wrong = JudgeForOracleTest(
       ModuleRunSpec(Candidate("x[i] < -1.0f ? -x[i] : fmaxf(x[i], 0.0f)")), &Keeper());
   EXPECT_EQ(wrong.result().verdict(), v1::WRONG_ANSWER) << wrong.result().message();
+}
+
+bool HasBaseline(const v1::RunnerResult& r, const std::string& name) {
+  return std::any_of(r.new_baselines().begin(), r.new_baselines().end(),
+                     [&](const v1::BaselineTiming& b) { return b.name() == name; });
+}
+
+// torch_compile in the compile oracle (a second process, begun by the first job that needs
+// it): the first job starts the compile and does not wait; a later job times it (torch >= 2),
+// or, on torch without torch.compile, the failure is remembered and not asked again.
+TEST(GpuOracle, TorchCompileIsTimedInTheCompileOracleByALaterJob) {
+  SKIP_WITHOUT_MODULE_JOBS();
+  oracle::OracleOptions o = Options();
+  o.name = "PyTorch compile oracle";
+  o.env = {"TORCHINDUCTOR_COMPILE_THREADS=1"};
+  oracle::OracleKeeper compile(o);
+  const v1::RunSpec spec = ModuleRunSpec(Candidate("fmaxf(x[i], 0.0f)"));
+  absl::StatusOr<JobSetup> setup = SetUpJob(spec);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  const std::string key = spec.problem() + "|" + setup->spec.bench_shapes.at(0).Label();
+  const v1::RunnerResult first = JudgeForOracleTest(spec, &Keeper(), &compile);
+  EXPECT_EQ(first.result().verdict(), v1::CORRECT) << first.result().message();
+  EXPECT_TRUE(HasBaseline(first, "torch_eager"));
+  EXPECT_FALSE(HasBaseline(first, "torch_compile"));  // started, not waited for
+  ASSERT_TRUE(compile.available()) << compile.why_not();
+  EXPECT_NE(Keeper().Get().value()->pid(), compile.Get().value()->pid());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  bool timed = false;
+  int jobs = 1;
+  while (!timed && !compile.compile_failed(key) && std::chrono::steady_clock::now() < deadline) {
+    sleep(2);
+    const v1::RunnerResult r = JudgeForOracleTest(spec, &Keeper(), &compile);
+    ++jobs;
+    EXPECT_EQ(r.result().verdict(), v1::CORRECT) << r.result().message();
+    timed = HasBaseline(r, "torch_compile");
+  }
+  if (compile.torch_version().rfind("1.", 0) == 0) {
+    EXPECT_TRUE(compile.compile_failed(key)) << "torch " << compile.torch_version();
+    const v1::RunnerResult after = JudgeForOracleTest(spec, &Keeper(), &compile);
+    EXPECT_FALSE(HasBaseline(after, "torch_compile"));
+    return;
+  }
+  EXPECT_TRUE(timed) << "no torch_compile baseline after " << jobs << " jobs (torch "
+                     << compile.torch_version() << "); the runner's log says why";
 }
 
 TEST(GpuOracle, ModuleProblemWithoutAnOracleIsInternalError) {

@@ -93,9 +93,11 @@ v1::RunnerResult Judge(const v1::RunSpec& spec, bool* sticky = nullptr) {
 
 }  // namespace
 
-v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeeper* keeper) {
+v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeeper* keeper,
+                                    oracle::OracleKeeper* compile_keeper) {
   RunnerEnv env = Env::Get().Runner();
   env.oracle = keeper;
+  env.compile_oracle = compile_keeper;
   VerdictProtocol protocol(env, spec, [](v1::Stage, int, int) {});
   return protocol.Run();
 }

@@ -188,6 +188,109 @@ TEST(OracleClient, LoadAndRunComputeTheModuleIntoTheOutputs) {
   EXPECT_NEAR(p.out.data[0], p.Expected(0, 0), 1e-5 * (1.0 + std::abs(p.Expected(0, 0))));
 }
 
+// The runner's two oracles (worker/judge/main.cc): the eager one begun at start-up, the compile
+// one begun by its first Get(). Two live processes at once, each with its own loads.
+TEST(OracleClient, TwoKeepersRunTwoOraclesWithTheirOwnLoads) {
+  SKIP_WITHOUT_ORACLE();
+  OracleKeeper eager(Options());
+  OracleOptions compile_options = Options();
+  compile_options.name = "PyTorch compile oracle";
+  OracleKeeper compile(compile_options);
+  eager.Begin();
+  eager.Finish();
+  ASSERT_TRUE(eager.available()) << eager.why_not();
+  EXPECT_FALSE(compile.available());  // not started: nothing until its first need
+  EXPECT_FALSE(compile.gave_up());
+  absl::StatusOr<OracleProcess*> a = eager.Get();
+  absl::StatusOr<OracleProcess*> b = compile.Get();
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_TRUE(compile.available()) << compile.why_not();
+  EXPECT_NE((*a)->pid(), (*b)->pid());
+  EXPECT_EQ(eager.Get().value(), *a);  // the same process while it lives
+  const std::string key = "test/scaled_relu_linear|batch_size=3,in_features=5";
+  ASSERT_TRUE((*a)->Load(LoadOf(ModuleSource(kScaledRelu), key)).ok());
+  Problem p;
+  // Loaded in the eager oracle only: the compile oracle does not know the key.
+  absl::StatusOr<double> unknown = (*b)->Run(key, "f64", "host", p.Tensors());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(std::string(unknown.status().message()),
+              HasSubstr("PyTorch compile oracle, op 'run'"));
+  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("unknown key"));
+  // Its own load, another module under the same key: each process computes its own.
+  ASSERT_TRUE((*b)->Load(LoadOf(ModuleSource("        return torch.relu(self.linear(x))"), key))
+                  .ok());
+  ASSERT_TRUE((*a)->Run(key, "f64", "host", p.Tensors()).ok());
+  const float from_eager = p.out.data[0];
+  ASSERT_TRUE((*b)->Run(key, "f64", "host", p.Tensors()).ok());
+  EXPECT_NEAR(from_eager, p.Expected(0, 0), 1e-5 * (1.0 + std::abs(p.Expected(0, 0))));
+  EXPECT_NEAR(p.out.data[0], p.Expected(0, 0) / 2.0, 1e-5 * (1.0 + std::abs(p.Expected(0, 0))));
+  EXPECT_TRUE((*a)->alive());
+  EXPECT_TRUE((*b)->alive());
+}
+
+// A compile keeper whose oracle cannot start gives up once and says why, without a retry.
+TEST(OracleClient, ALazyKeeperThatCannotStartGivesUpOnce) {
+  OracleOptions o;
+  o.name = "PyTorch compile oracle";
+  o.python = "/nonexistent/python3";
+  OracleKeeper keeper(o);
+  absl::StatusOr<OracleProcess*> p = keeper.Get();
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("this runner has no PyTorch compile oracle: --oracle-python"));
+  EXPECT_TRUE(keeper.gave_up());
+}
+
+// Torch without torch.compile (Debian's 1.13): the state is "failed" with a reason, the oracle
+// serves on, and asking again says the same (the oracle keeps the failed job). On a torch with
+// torch.compile the compile runs to "ready" or "failed" instead.
+TEST(OracleClient, CompileWithoutTorchCompileFailsWithAReason) {
+  SKIP_WITHOUT_ORACLE();
+  OracleKeeper keeper(Options());
+  absl::StatusOr<OracleProcess*> oracle = keeper.Get();
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  const std::string key = "test/scaled_relu_linear|compile";
+  ASSERT_TRUE((*oracle)->Load(LoadOf(ModuleSource(kScaledRelu), key)).ok());
+  absl::StatusOr<CompileState> state = (*oracle)->Compile(key);
+  ASSERT_TRUE(state.ok()) << state.status();
+  if (keeper.torch_version().rfind("1.", 0) != 0) {
+    GTEST_SKIP() << "torch " << keeper.torch_version()
+                 << " has torch.compile: the failed path is for torch 1.x (tests/oracle covers "
+                    "a compile in progress)";
+  }
+  EXPECT_EQ(state->state, "failed");
+  EXPECT_THAT(state->error, HasSubstr("has no torch.compile"));
+  EXPECT_THAT(state->error, HasSubstr("reference.py"));
+  absl::StatusOr<CompileState> again = (*oracle)->Compile(key);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->state, "failed");
+  EXPECT_TRUE((*oracle)->alive());
+  EXPECT_FALSE(keeper.compile_failed(key));  // the judge marks it (verdict_oracle.cc)
+  keeper.set_compile_failed(key);
+  keeper.set_compile_failed(key);
+  EXPECT_TRUE(keeper.compile_failed(key));
+  EXPECT_FALSE(keeper.compile_failed("test/scaled_relu_linear|other"));
+}
+
+// OracleOptions::env reaches the oracle (the compile oracle's TORCHINDUCTOR_COMPILE_THREADS).
+TEST(OracleClient, ExtraEnvironmentReachesTheOracle) {
+  SKIP_WITHOUT_ORACLE();
+  OracleOptions o = Options();
+  o.env = {"KJUDGE_TEST_SCALE=3"};
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(o);
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  const std::string key = "env|k";
+  ASSERT_TRUE((*oracle)
+                  ->Load(LoadOf(ModuleSource("        return torch.relu(self.linear(x)) * "
+                                             "float(os.environ['KJUDGE_TEST_SCALE'])"),
+                                key))
+                  .ok());
+  Problem p;
+  ASSERT_TRUE((*oracle)->Run(key, "f64", "host", p.Tensors()).ok());
+  EXPECT_NEAR(p.out.data[0], 1.5 * p.Expected(0, 0), 1e-5 * (1.0 + std::abs(p.Expected(0, 0))));
+}
+
 TEST(OracleClient, AnErrorReplyNamesTheFileAndTheOracleServesOn) {
   SKIP_WITHOUT_ORACLE();
   absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());

@@ -6,13 +6,18 @@ Contract:
     moves the copy to `device`, casts it to the float dtype of get_inputs() at the key's shape,
     wraps it in torch.compile, and runs it twice on get_inputs() (private random inputs of the
     bench's shapes) so the first timed run does not compile.
+  * Jobs compile one at a time, in the order they were asked for (a job waiting its turn is
+    "compiling" too).
   * state is "compiling", then "ready" (module: the eager copy whose state the bench loads;
     compiled: what it times) or "failed" (error says why; on torch without torch.compile, that).
+  * compiling_now() lists (by `where`) every CompileJob of this process still compiling,
+    evicted keys' jobs included (their threads run on): a timed run must not share the process
+    with one (server.py, bench_open).
 """
 from __future__ import annotations
 
 import threading
-from typing import List, Optional
+from typing import List, Optional, Set
 
 import torch
 
@@ -26,6 +31,20 @@ def float_dtype(tensors: List[object]) -> Optional[torch.dtype]:
         if isinstance(t, torch.Tensor) and is_float(t.dtype):
             return t.dtype
     return None
+
+
+_LOCK = threading.Lock()
+_COMPILING: Set["CompileJob"] = set()  # every job of this process whose thread still compiles
+# One compile at a time per process: Dynamo and Inductor keep process-wide state that is not
+# meant for concurrent compiles from several threads, and a queue of compiles then costs one
+# core and one warm-up's GPU memory, not one per problem the judge has seen lately.
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def compiling_now() -> List[str]:
+    """`where` of each job of this process still compiling, sorted."""
+    with _LOCK:
+        return sorted(j.where for j in _COMPILING)
 
 
 class CompileJob:
@@ -43,10 +62,16 @@ class CompileJob:
             return
         self._problem = entry.problem
         self._clone: Optional[torch.nn.Module] = entry.problem.clone_model()
+        with _LOCK:
+            _COMPILING.add(self)
         self._thread = threading.Thread(target=self._run, name=f"compile {entry.key}", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        with _ONE_AT_A_TIME:
+            self._compile()
+
+    def _compile(self) -> None:
         try:
             if self.device.type == "cuda":
                 torch.cuda.set_device(self.device)
@@ -70,3 +95,5 @@ class CompileJob:
             self.state = "failed"
         finally:
             self._clone = None
+            with _LOCK:
+                _COMPILING.discard(self)

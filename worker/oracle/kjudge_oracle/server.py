@@ -24,7 +24,7 @@ import torch
 
 from . import cuda_driver, protocol
 from .bench import BenchSession, L2Flusher
-from .compile_job import CompileJob, float_dtype
+from .compile_job import CompileJob, compiling_now, float_dtype
 from .errors import OracleError
 from .execute import PRECISIONS, by_name, check_memory, device_for, run_reference, with_mapping
 from .memory import Mapping, TensorSpec, parse_tensors
@@ -173,6 +173,18 @@ class Server:
                                   "says ready")
             if job.device != device:
                 raise OracleError(f"{where}: compiled for {job.device}, the sets are on {device}")
+        # A compile thread holds Python's GIL for long stretches (Dynamo's tracing, Inductor's
+        # codegen) and loads the CPU and GPU (its worker pool, autotuning runs): a sample taken
+        # meanwhile times the compile too (on an H100 a background compile made the oracle's
+        # runs ~40x slower). So no timing at all, eager or compiled, while any compile of this
+        # process is in progress, evicted keys' included; the judge skips the baseline for this
+        # job and a later job times it. (The judge compiles in a second oracle process, so its
+        # expected outputs and torch_eager never wait for this.)
+        others = compiling_now()
+        if others:
+            raise OracleError(f"{where}: another torch.compile is still compiling in this process "
+                              f"({'; '.join(others)}); a timing now would measure it too: try "
+                              "again when it is done")
         flat = [s for specs in set_specs for s in specs]
         mapping = Mapping.open(flat, fds, memory, device, where)
         try:
