@@ -30,13 +30,15 @@ std::string_view TransformName(InitSpec::Transform transform) {
     case InitSpec::Transform::kTril: return "tril";
     case InitSpec::Transform::kTriu: return "triu";
     case InitSpec::Transform::kSymmetric: return "symmetric";
+    case InitSpec::Transform::kSign: return "sign";
   }
   return "";
 }
 
 int TransformMinRank(InitSpec::Transform transform) {
   switch (transform) {
-    case InitSpec::Transform::kNone: return 0;
+    case InitSpec::Transform::kNone:
+    case InitSpec::Transform::kSign: return 0;
     case InitSpec::Transform::kSoftmax: return 1;
     case InitSpec::Transform::kTril:
     case InitSpec::Transform::kTriu:

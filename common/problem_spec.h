@@ -28,6 +28,8 @@
 //          #   "triu"      zero below the diagonal of the last two dims (rank >= 2)
 //          #   "symmetric" (A + A^T) / 2 over the last two dims (rank >= 2, square at
 //          #               every shape)
+//          #   "sign"      +1 where the draw is >= 0, else -1 (any rank): +-1 targets
+//          # (docs/pytorch-problems.md; problems/README.md)
 //          # input_scale multiplies the draw BEFORE the transform; the transform's output is
 //          # never rescaled (a softmax row still sums to 1). See InitSpec::Transform.
 //
@@ -118,12 +120,13 @@ struct InitSpec {
   // Applied after the draw (and after input_scale), in the tensor's dtype, so an input can
   // have the structure a problem is about (KernelBench's level1/13-15 and 98). Deterministic
   // functions of the drawn values, so inputs stay a function of (seed, tensor, index).
-  enum class Transform { kNone, kSoftmax, kTril, kTriu, kSymmetric } transform = Transform::kNone;
+  enum class Transform { kNone, kSoftmax, kTril, kTriu, kSymmetric, kSign };
+  Transform transform = Transform::kNone;
 };
 
 // "softmax", "tril", ... ("" for kNone); the spelling of problem.toml.
 std::string_view TransformName(InitSpec::Transform transform);
-// The rank a transform needs (softmax 1, the matrix ones 2; 0 for kNone).
+// The rank a transform needs (softmax 1, the matrix ones 2; 0 for kNone and sign).
 int TransformMinRank(InitSpec::Transform transform);
 
 struct TensorSpec {
@@ -218,7 +221,8 @@ struct ProblemSpec {
 // `init` for a tensor of `dtype` at `input_scale`: both parameters multiplied for float dtypes
 // (normal: mean, std; uniform: low, high), unchanged for integer ones and for inits marked
 // scalable = false. The transform is kept: it applies to the scaled draw (a softmax of scaled
-// logits is sharper but still sums to 1; tril/triu/symmetric commute with scaling).
+// logits is sharper but still sums to 1; tril/triu/symmetric commute with scaling; sign
+// ignores it).
 InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale);
 
 absl::StatusOr<ProblemSpec> ParseProblemSpec(std::string_view toml_text, std::string_view origin);

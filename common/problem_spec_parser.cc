@@ -350,14 +350,14 @@ class SpecParser {
     const toml::node& node = *init.get("transform");
     using T = InitSpec::Transform;
     T transform = T::kNone;
-    for (T t : {T::kSoftmax, T::kTril, T::kTriu, T::kSymmetric}) {
+    for (T t : {T::kSoftmax, T::kTril, T::kTriu, T::kSymmetric, T::kSign}) {
       if (*name == TransformName(t)) transform = t;
     }
     if (transform == T::kNone) {
       return r_.Error(node, path,
                       absl::StrCat("unknown transform '", *name,
-                                   "'; expected \"softmax\", \"tril\", \"triu\" or "
-                                   "\"symmetric\""));
+                                   "'; expected \"softmax\", \"tril\", \"triu\", "
+                                   "\"symmetric\" or \"sign\""));
     }
     if (!DTypeIsFloat(tensor.dtype)) {
       return r_.Error(node, path,

@@ -329,7 +329,7 @@ TEST(ProblemSpecTest, InitTransform) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->tensors[0].init.transform, T::kNone);  // the default
   for (auto [name, want] : {std::pair{"softmax", T::kSoftmax}, std::pair{"tril", T::kTril},
-                            std::pair{"triu", T::kTriu}}) {
+                            std::pair{"triu", T::kTriu}, std::pair{"sign", T::kSign}}) {
     spec = Parse(SpecWith("std = 1.0 }", absl::StrCat("std = 1.0, transform = \"", name, "\" }")));
     ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
     EXPECT_EQ(spec->tensors[0].init.transform, want) << name;
@@ -343,8 +343,8 @@ TEST(ProblemSpecTest, InitTransformErrorsSayWhere) {
   // Line 16 is X's init; its transform value starts at column 62.
   EXPECT_THAT(Message(Parse(SpecWith("std = 1.0 }", "std = 1.0, transform = \"cumsum\" }"))),
               StartsWith(std::string(kOrigin) + ":16:62: tensor[0].init.transform: unknown "
-                         "transform 'cumsum'; expected \"softmax\", \"tril\", \"triu\" or "
-                         "\"symmetric\""));
+                         "transform 'cumsum'; expected \"softmax\", \"tril\", \"triu\", "
+                         "\"symmetric\" or \"sign\""));
   std::string integer = SpecWith("std = 1.0 }", "std = 1.0, transform = \"tril\" }");
   Replace(integer, "dtype = \"f32\"\nshape = [\"M\", \"N\"]",
           "dtype = \"i32\"\nshape = [\"M\", \"N\"]");

@@ -7,7 +7,11 @@ Contract:
   * draw(dtype, init, shape, scale, generator, device) follows worker/judge/device_utilities.h:
     values from `init` (normal: mean, std; uniform: low, high), both multiplied by `scale` for
     float dtypes unless init has scalable = false; integer dtypes round to nearest (ties to
-    even) and never scale. The random stream differs from the judge's (splitmix64); the
+    even) and never scale. init.transform ("softmax" along the last dim; "tril", "triu",
+    "symmetric" = (A + A^T) / 2 over the last two dims; "sign" = +1 where >= 0, else -1)
+    then applies to the scaled draw, in
+    float64 before the cast to `dtype` (the judge: in the dtype, computed in double); its
+    output is never rescaled. The random stream differs from the judge's (splitmix64); the
     distribution is the same.
   * compare(out, ref, atol, rtol, rel_l2) is the judge's test: every element
     |out - ref| <= atol + rtol * |ref| (non-finite values fail) and ||out - ref|| / ||ref||
@@ -40,8 +44,38 @@ def draw(dtype: str, init: Mapping[str, Any], shape: Sequence[int], scale: float
     else:
         base.uniform_(float(init["low"]) * s, float(init["high"]) * s, generator=generator)
     if dtype in FLOAT_DTYPES:
-        return base.to(TORCH_DTYPES[dtype])
+        return apply_transform(base, init.get("transform")).to(TORCH_DTYPES[dtype])
+    if init.get("transform"):
+        raise ValueError(f"init transform {init['transform']!r} on a {dtype} tensor: transforms "
+                         "are for float dtypes only")
     return torch.round(base).to(TORCH_DTYPES[dtype])
+
+
+TRANSFORMS = ("softmax", "tril", "triu", "symmetric", "sign")
+
+
+def apply_transform(x: torch.Tensor, transform: Any) -> torch.Tensor:
+    """`x` with an init transform applied (None: unchanged); see the module contract."""
+    if transform is None:
+        return x
+    if transform not in TRANSFORMS:
+        raise ValueError(f"unknown init transform {transform!r}; expected one of {TRANSFORMS}")
+    if transform == "sign":
+        return torch.where(x >= 0, 1.0, -1.0).to(x.dtype)
+    need = 1 if transform == "softmax" else 2
+    if x.dim() < need:
+        raise ValueError(f"init transform {transform!r} needs rank >= {need}, got shape "
+                         f"{tuple(x.shape)}")
+    if transform == "softmax":
+        return torch.softmax(x, dim=-1)
+    if transform == "tril":
+        return torch.tril(x)
+    if transform == "triu":
+        return torch.triu(x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"init transform 'symmetric' needs square matrices, got shape "
+                         f"{tuple(x.shape)}")
+    return (x + x.transpose(-1, -2)) / 2
 
 
 def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float,
