@@ -309,6 +309,15 @@ _DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat
            "i32": "int32", "i64": "int64", "u8": "uint8"}
 
 
+def _transform(x: Any, transform: Any) -> Any:
+    """init.transform (softmax, tril, ...) as the judge applies it: kjudge_oracle.spec_tools."""
+    if transform is None:
+        return x
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "worker" / "oracle"))
+    from kjudge_oracle.spec_tools import apply_transform  # noqa: PLC0415 - torch known here
+    return apply_transform(x, transform)
+
+
 def make_inputs(torch: Any, spec: dict, sizes: dict[str, int], device: Any) -> dict[str, Any]:
     names = dict(sizes)
     names.update(scalars_of(spec))
@@ -327,6 +336,7 @@ def make_inputs(torch: Any, spec: dict, sizes: dict[str, int], device: Any) -> d
                 x.uniform_(init["low"], init["high"], generator=gen)
             else:
                 x.normal_(init.get("mean", 0.0), init.get("std", 1.0), generator=gen)
+            x = _transform(x, init.get("transform"))
         else:
             low = int(init.get("low", 0))
             high = int(init.get("high", 100))

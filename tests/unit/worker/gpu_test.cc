@@ -184,15 +184,23 @@ TEST(GpuUtilities, InputTransformsShapeTheDraw) {
             ASSERT_GT(v[i], 0.0f);
             ASSERT_NEAR(v[i], std::exp(double{p[i]}) / row_exp, 1e-6);
           }
-          if (t == T::kTril) ASSERT_EQ(v[i], c > r ? 0.0f : p[i]) << r << "," << c;
-          if (t == T::kTriu) ASSERT_EQ(v[i], c < r ? 0.0f : p[i]) << r << "," << c;
-          if (t == T::kSign) ASSERT_EQ(v[i], p[i] >= 0.0f ? 1.0f : -1.0f);
+          if (t == T::kTril) {
+            ASSERT_EQ(v[i], c > r ? 0.0f : p[i]) << r << "," << c;
+          }
+          if (t == T::kTriu) {
+            ASSERT_EQ(v[i], c < r ? 0.0f : p[i]) << r << "," << c;
+          }
+          if (t == T::kSign) {
+            ASSERT_EQ(v[i], p[i] >= 0.0f ? 1.0f : -1.0f);
+          }
           if (t == T::kSymmetric) {
             ASSERT_EQ(v[i], v[j]) << r << "," << c;
             ASSERT_NEAR(v[i], 0.5 * (double{p[i]} + p[j]), 1e-7);
           }
         }
-        if (t == T::kSoftmax) ASSERT_NEAR(row_sum, 1.0, 1e-5);
+        if (t == T::kSoftmax) {
+          ASSERT_NEAR(row_sum, 1.0, 1e-5);
+        }
       }
     }
   }
@@ -255,7 +263,9 @@ role = "out")"}}) {
     for (int r = 0; r < 5; ++r) {
       for (int c = 0; c < 7; ++c) {
         const float v = x[(m * 5 + r) * 7 + c];
-        if (c > r) EXPECT_EQ(v, 0.0f) << m << "," << r << "," << c;
+        if (c > r) {
+          EXPECT_EQ(v, 0.0f) << m << "," << r << "," << c;
+        }
         if (c <= r && v != 0.0f) ++nonzero_below;
       }
     }

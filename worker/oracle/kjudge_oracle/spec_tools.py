@@ -16,8 +16,10 @@ Contract:
   * compare(out, ref, atol, rtol, rel_l2) is the judge's test: every element
     |out - ref| <= atol + rtol * |ref| (non-finite values fail) and ||out - ref|| / ||ref||
     <= rel_l2. It returns (ok, worst) with worst = the largest ratio of error to its bound.
-  * eval_size_expr(text, sizes) evaluates a spec size expression (+ - * / % parentheses, cdiv,
-    min, max; integer arithmetic, / truncating) over a shape's sizes.
+  * eval_size_expr(text, sizes) evaluates a spec expression (+ - * / % parentheses, cdiv, min,
+    max) over a shape's sizes (and scalars, which may be floats): C semantics, as
+    common/expression.h: integer / and % truncate toward zero, a float operand makes / a float
+    division; % of floats, division by zero and unknown names are ValueError.
 """
 from __future__ import annotations
 
@@ -95,23 +97,38 @@ def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float,
     return worst <= 1.0, worst
 
 
+def _c_div(a: Any, b: Any, text: str, mod: bool) -> Any:
+    """C's / and % (truncation toward zero); a float operand makes / a float division."""
+    if b == 0:
+        raise ValueError(f"division by zero in '{text}'")
+    if isinstance(a, float) or isinstance(b, float):
+        if mod:
+            raise ValueError(f"% needs integers in '{text}'")
+        return a / b
+    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+    return a - b * q if mod else q
+
+
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-           ast.Mult: lambda a, b: a * b, ast.Mod: lambda a, b: a % b,
-           ast.Div: lambda a, b: int(a / b), ast.FloorDiv: lambda a, b: a // b}
+           ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b}
 _CALLS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
 
 
-def eval_size_expr(text: str, sizes: Mapping[str, int]) -> int:
-    """A spec size expression's value at `sizes` (ValueError names the unknown size)."""
-    def ev(node: ast.AST) -> int:
+def eval_size_expr(text: str, sizes: Mapping[str, Any]) -> Any:
+    """A spec expression's value at `sizes` (ValueError names the unknown size)."""
+    def ev(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
             return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in sizes:
                 raise ValueError(f"unknown size '{node.id}' in '{text}'")
-            return int(sizes[node.id])
+            value = sizes[node.id]
+            return value if isinstance(value, float) else int(value)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mod)):
+            return _c_div(ev(node.left), ev(node.right), text, isinstance(node.op, ast.Mod))
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             return _BINOPS[type(node.op)](ev(node.left), ev(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -120,7 +137,11 @@ def eval_size_expr(text: str, sizes: Mapping[str, int]) -> int:
                 node.func.id in _CALLS:
             return _CALLS[node.func.id](*[ev(a) for a in node.args])
         raise ValueError(f"unsupported expression '{text}'")
-    return ev(ast.parse(text, mode="eval"))
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ValueError(f"cannot parse expression '{text}': {exc}") from exc
+    return ev(tree)
 
 
 def shape_of(dims: Sequence[str], sizes: Mapping[str, int]) -> Tuple[int, ...]:
