@@ -23,6 +23,30 @@ std::string Shape::Label() const {
   return label;
 }
 
+std::string_view TransformName(InitSpec::Transform transform) {
+  switch (transform) {
+    case InitSpec::Transform::kNone: return "";
+    case InitSpec::Transform::kSoftmax: return "softmax";
+    case InitSpec::Transform::kTril: return "tril";
+    case InitSpec::Transform::kTriu: return "triu";
+    case InitSpec::Transform::kSymmetric: return "symmetric";
+    case InitSpec::Transform::kSign: return "sign";
+  }
+  return "";
+}
+
+int TransformMinRank(InitSpec::Transform transform) {
+  switch (transform) {
+    case InitSpec::Transform::kNone:
+    case InitSpec::Transform::kSign: return 0;
+    case InitSpec::Transform::kSoftmax: return 1;
+    case InitSpec::Transform::kTril:
+    case InitSpec::Transform::kTriu:
+    case InitSpec::Transform::kSymmetric: return 2;
+  }
+  return 0;
+}
+
 InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale) {
   if (!DTypeIsFloat(dtype) || !init.scalable || input_scale == 1.0) return init;
   InitSpec scaled = init;

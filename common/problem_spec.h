@@ -22,6 +22,16 @@
 //   init = { dist = "normal", mean = 0.0, std = 1.0 }   # inputs only; or
 //          { dist = "uniform", low = -1.0, high = 1.0 }
 //          # optional scalable = false: input_scale of test shapes does not apply
+//          # optional transform, applied to the drawn values (float dtypes only):
+//          #   "softmax"   softmax along the last dim (rank >= 1): rows are distributions
+//          #   "tril"      zero above the diagonal of the last two dims (rank >= 2)
+//          #   "triu"      zero below the diagonal of the last two dims (rank >= 2)
+//          #   "symmetric" (A + A^T) / 2 over the last two dims (rank >= 2, square at
+//          #               every shape)
+//          #   "sign"      +1 where the draw is >= 0, else -1 (any rank): +-1 targets
+//          # (docs/pytorch-problems.md; problems/README.md)
+//          # input_scale multiplies the draw BEFORE the transform; the transform's output is
+//          # never rescaled (a softmax row still sums to 1). See InitSpec::Transform.
 //
 //   [[scalar]]                       # optional: fixed scalar arguments, usable in plans
 //   name = "negative_slope"
@@ -107,7 +117,17 @@ struct InitSpec {
   // false (init key `scalable = false`): a test shape's input_scale leaves this tensor alone,
   // for inputs whose values encode something other than magnitude (class selectors in [0, 1)).
   bool scalable = true;
+  // Applied after the draw (and after input_scale), in the tensor's dtype, so an input can
+  // have the structure a problem is about (KernelBench's level1/13-15 and 98). Deterministic
+  // functions of the drawn values, so inputs stay a function of (seed, tensor, index).
+  enum class Transform { kNone, kSoftmax, kTril, kTriu, kSymmetric, kSign };
+  Transform transform = Transform::kNone;
 };
+
+// "softmax", "tril", ... ("" for kNone); the spelling of problem.toml.
+std::string_view TransformName(InitSpec::Transform transform);
+// The rank a transform needs (softmax 1, the matrix ones 2; 0 for kNone and sign).
+int TransformMinRank(InitSpec::Transform transform);
 
 struct TensorSpec {
   std::string name;
@@ -200,7 +220,9 @@ struct ProblemSpec {
 
 // `init` for a tensor of `dtype` at `input_scale`: both parameters multiplied for float dtypes
 // (normal: mean, std; uniform: low, high), unchanged for integer ones and for inits marked
-// scalable = false.
+// scalable = false. The transform is kept: it applies to the scaled draw (a softmax of scaled
+// logits is sharper but still sums to 1; tril/triu/symmetric commute with scaling; sign
+// ignores it).
 InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale);
 
 absl::StatusOr<ProblemSpec> ParseProblemSpec(std::string_view toml_text, std::string_view origin);

@@ -314,10 +314,12 @@ class SpecParser {
     }
     const std::string_view a_key = normal ? "mean" : "low";
     const std::string_view b_key = normal ? "std" : "high";
-    if (absl::Status st = r_.CheckKeys(**init, init_path, {"dist", a_key, b_key, "scalable"});
+    if (absl::Status st =
+            r_.CheckKeys(**init, init_path, {"dist", a_key, b_key, "scalable", "transform"});
         !st.ok()) {
       return st;
     }
+    if (absl::Status st = ParseTransform(**init, init_path, tensor); !st.ok()) return st;
     if ((*init)->contains("scalable")) {
       absl::StatusOr<bool> scalable = r_.GetBool(**init, init_path, "scalable");
       if (!scalable.ok()) return scalable.status();
@@ -335,6 +337,62 @@ class SpecParser {
     tensor.init.a = *a;
     tensor.init.b = *b;
     return absl::OkStatus();
+  }
+
+  // init.transform: a known name, on a float tensor of sufficient rank. Squareness (symmetric)
+  // needs sizes, so CheckShape checks it at every shape (transform_node_ keeps the node).
+  absl::Status ParseTransform(const toml::table& init, const std::string& init_path,
+                              TensorSpec& tensor) {
+    if (!init.contains("transform")) return absl::OkStatus();
+    const std::string path = TomlReader::Join(init_path, "transform");
+    absl::StatusOr<std::string> name = r_.GetString(init, init_path, "transform");
+    if (!name.ok()) return name.status();
+    const toml::node& node = *init.get("transform");
+    using T = InitSpec::Transform;
+    T transform = T::kNone;
+    for (T t : {T::kSoftmax, T::kTril, T::kTriu, T::kSymmetric, T::kSign}) {
+      if (*name == TransformName(t)) transform = t;
+    }
+    if (transform == T::kNone) {
+      return r_.Error(node, path,
+                      absl::StrCat("unknown transform '", *name,
+                                   "'; expected \"softmax\", \"tril\", \"triu\", "
+                                   "\"symmetric\" or \"sign\""));
+    }
+    if (!DTypeIsFloat(tensor.dtype)) {
+      return r_.Error(node, path,
+                      absl::StrCat("transform '", *name, "' needs a float tensor; '",
+                                   tensor.name, "' is ", std::string(DTypeName(tensor.dtype)),
+                                   " (remove the transform or make the tensor a float dtype)"));
+    }
+    const int rank = static_cast<int>(tensor.shape.size());
+    if (rank < TransformMinRank(transform)) {
+      return r_.Error(node, path,
+                      absl::StrCat("transform '", *name, "' needs a tensor of rank >= ",
+                                   TransformMinRank(transform), "; '", tensor.name,
+                                   "' has rank ", rank));
+    }
+    tensor.init.transform = transform;
+    transform_node_[tensor.name] = &node;
+    return absl::OkStatus();
+  }
+
+  // A "symmetric" input's last two dimensions are equal at `shape` (checked per shape: the
+  // expressions may differ yet agree, "N" and "M" with M = N).
+  absl::Status CheckSquare(const TensorSpec& tensor, size_t index, const Shape& shape,
+                           const Bindings& bindings) const {
+    if (tensor.init.transform != InitSpec::Transform::kSymmetric) return absl::OkStatus();
+    const size_t rank = tensor.shape.size();
+    absl::StatusOr<int64_t> rows = tensor.shape[rank - 2].EvaluateInt(bindings);
+    absl::StatusOr<int64_t> cols = tensor.shape[rank - 1].EvaluateInt(bindings);
+    if (!rows.ok()) return rows.status();
+    if (!cols.ok()) return cols.status();
+    if (*rows == *cols) return absl::OkStatus();
+    return r_.Error(*transform_node_.at(tensor.name),
+                    absl::StrCat(TomlReader::Index("tensor", index), ".init.transform"),
+                    absl::StrCat("transform 'symmetric' needs square matrices; '", tensor.name,
+                                 "' is ", *rows, " x ", *cols, " in its last two dimensions at ",
+                                 shape.Label(), " (use equal sizes there, or drop the transform)"));
   }
 
   // An expression that may use only the declared sizes.
@@ -684,6 +742,9 @@ class SpecParser {
       total_bytes = *bytes;
     }
     const Bindings bindings = spec_.BindingsFor(shape);
+    for (size_t i = 0; i < spec_.tensors.size(); ++i) {
+      if (absl::Status st = CheckSquare(spec_.tensors[i], i, shape, bindings); !st.ok()) return st;
+    }
     for (auto [key, expr] : {std::pair{"cost.flops", &spec_.cost.flops},
                              std::pair{"cost.bytes", &spec_.cost.bytes}}) {
       absl::StatusOr<Value> v = expr->Evaluate(bindings);
@@ -736,6 +797,8 @@ class SpecParser {
 
   const TomlReader& r_;
   ProblemSpec spec_;
+  // tensor name -> its init.transform node (owned by r_, which outlives the parser)
+  std::map<std::string, const toml::node*> transform_node_;
   std::map<std::string, std::string> declared_;  // name -> key path that declared it
   std::map<std::string, std::string> bound_;     // tensor -> [module] key path that binds it
 };

@@ -17,6 +17,13 @@ How a problem is derived (docs/pytorch-problems.md section 5 has the frozen nami
     device (shapes and FLOPs only, no memory); get_inputs()'s random calls are traced to choose
     each input's `init` (torch.rand -> uniform [0, 1), torch.randn -> normal(0, 1),
     torch.randint -> an integer range, scalable = false; anything else from its values).
+    Structure get_inputs() gives its random values is kept as an init transform, read from
+    what it returns (detect_transform): softmax rows (level1/98), tril / triu / symmetric
+    matrices (level1/13-15), +-1 signs (level1/100).
+  * Buffers the module's own classes register with seed-independent values (a causal mask
+    torch.tril(torch.ones(T, T))) stay the module's own: not inputs, not in
+    [module].parameters (structural_buffers); the description tells the candidate to compute
+    them. Parameters and torch.nn modules' buffers (BatchNorm statistics) are inputs.
   * Test shapes override the module's int globals with small awkward values (never globals that
     other globals are computed from, nor structural ones: kernel sizes, strides, axes, ...),
     trying a ladder of candidates until one builds, runs on the CPU in float64 within the time
@@ -273,6 +280,80 @@ def infer_input_init(t: Any, made: Optional[Tuple[str, Tuple[Any, ...]]]) -> Tup
         "derived values: normal with their mean and std"
 
 
+def detect_transform(draws: Sequence[Any]) -> Optional[str]:
+    """The spec init transform that get_inputs() applied to its random values, read from what
+    it returned (several draws, so a coincidence cannot decide): "softmax" (positive rows
+    summing to 1 along the last dim), "tril" / "triu" (zeros above / below the diagonal of the
+    last two dims, something nonzero on the other side), "symmetric" (square, equal to its
+    transpose, not constant), "sign" (only -1 and +1, both present: level1/100's targets);
+    None for anything else."""
+    t = draws[0]
+    if not t.is_floating_point():
+        return None
+    values = [d.detach().double() for d in draws]
+
+    def every(test) -> bool:
+        return all(bool(test(v)) for v in values)
+
+    signs = torch.cat([v.flatten() for v in values])
+    if ((signs == 1) | (signs == -1)).all() and (signs == 1).any() and (signs == -1).any():
+        return "sign"
+    if t.dim() < 1 or t.shape[-1] < 2:
+        return None
+
+    if every(lambda v: (v > 0).all() and ((v.sum(-1) - 1).abs() < 1e-4).all()):
+        return "softmax"
+    if t.dim() < 2 or t.shape[-2] < 2:
+        return None
+    if every(lambda v: (v.triu(1) == 0).all() and (v.tril(-1) != 0).any()):
+        return "tril"
+    if every(lambda v: (v.tril(-1) == 0).all() and (v.triu(1) != 0).any()):
+        return "triu"
+    if t.shape[-1] == t.shape[-2] and \
+            every(lambda v: torch.equal(v, v.transpose(-1, -2)) and v.min() < v.max()):
+        return "symmetric"
+    return None
+
+
+def transformed_init(draws: Sequence[Any], transform: str) -> Tuple[str, Dict[str, Any], str]:
+    """(spec dtype, init, note) of an input get_inputs() made with `transform` (detected): the
+    distribution of the values before it, then the transform. softmax: the values before it are
+    lost up to a per-row shift; KernelBench's are torch.rand (times a scale in [0, 1) in
+    level1/98), whose centred logits span less than 1, read as uniform [0, 1). A softmax'd input
+    is never scaled by a stress shape (scalable = false): scaled logits underflow probabilities
+    to exact zeros, a different problem (log(0) = -inf), not a larger-magnitude one."""
+    if transform == "softmax":
+        logits = [d.detach().double().log() for d in draws]
+        centred = torch.cat([(z - z.mean(-1, keepdim=True)).flatten() for z in logits])
+        span = max(float((z.max(-1).values - z.min(-1).values).max()) for z in logits)
+        if span <= 1.0 + 1e-6:
+            base = {"dist": "uniform", "low": 0.0, "high": 1.0}
+            what = "values in [0, 1) (torch.rand)"
+        else:
+            base = {"dist": "normal", "mean": 0.0, "std": round(float(centred.std()), 1) or 0.1}
+            what = "normal logits"
+        init = dict(base, scalable=False, transform="softmax")
+        return DTYPES[draws[0].dtype], init, \
+            f"softmax (last dim) of {what}; never scaled (probabilities stay > 0)"
+    if transform == "sign":
+        init = {"dist": "uniform", "low": -1.0, "high": 1.0, "scalable": False,
+                "transform": "sign"}
+        return DTYPES[draws[0].dtype], init, "-1 or +1, each with probability 1/2"
+    kept = []
+    for d in draws:
+        v = d.detach()
+        if transform == "tril":
+            v = v[torch.ones_like(v, dtype=torch.bool).tril().expand_as(v)]
+        elif transform == "triu":
+            v = v[torch.ones_like(v, dtype=torch.bool).triu().expand_as(v)]
+        kept.append(v.flatten())
+    dtype, init, note = infer_input_init(torch.cat(kept), None)
+    init = dict(init, transform=transform)
+    what = {"tril": "lower triangular (torch.tril)", "triu": "upper triangular (torch.triu)",
+            "symmetric": "symmetric ((A + A^T) / 2)"}[transform]
+    return dtype, init, f"{what} matrices; before that, {note}"
+
+
 def infer_state_init(key: str, t: Any) -> Tuple[str, Dict[str, Any]]:
     """A parameter's or buffer's init: its own construction scale (never scaled by stress)."""
     if not t.is_floating_point():
@@ -323,6 +404,7 @@ class ShapeRun:
     scale: float = 1.0
     state_inits: Dict[str, Any] = field(default_factory=dict)
     random_modules: List[str] = field(default_factory=list)  # bench run only
+    structural: List[str] = field(default_factory=list)  # buffers kept by the module
 
 
 class SkipProblem(Exception):
@@ -372,7 +454,10 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
         dtype = "u8" if t.dtype == torch.bool else DTYPES[t.dtype]
         inputs.append(TensorInfo(name, dtype, list(t.shape), "in"))
     state = []
+    structural = structural_buffers(source, filename, overrides, mp)
     for key, t in mp.model.state_dict().items():
+        if key in structural:  # the module's own constant: not an input (see the function)
+            continue
         if t.dtype not in DTYPES:
             raise SkipProblem(f"state {key} has dtype {t.dtype}")
         state.append(TensorInfo(key.replace(".", "_"), DTYPES[t.dtype], list(t.shape), "in",
@@ -380,7 +465,8 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
     state_inits = {}
     if want_state_init:  # before the move to meta: the module's own construction values
         for key, t in mp.model.state_dict().items():
-            state_inits[key.replace(".", "_")] = infer_state_init(key, t.flatten()[:1 << 20])
+            if key not in structural:
+                state_inits[key.replace(".", "_")] = infer_state_init(key, t.flatten()[:1 << 20])
     meta_model = mp.model.to("meta")
     args = [t if t.device.type == "meta" else t.to("meta") for t in sample]
     counter = FlopCounter()
@@ -403,7 +489,30 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
                    counter.peak_elems)
     run.state_inits = state_inits
     run.random_modules = random_modules
+    run.structural = sorted(structural)
     return run
+
+
+def structural_buffers(source: str, filename: str, overrides: Dict[str, int],
+                       mp: Any) -> set:
+    """state_dict keys of buffers the problem's own module code registered (register_buffer in
+    a class of reference.py, not a torch.nn module's running statistics) whose values do not
+    depend on the construction seed: constants such as a causal mask torch.tril(torch.ones(T,
+    T)). They stay the module's own (not inputs, not in [module].parameters): a random draw
+    would change what the problem computes, and a candidate kernel computes them itself."""
+    state = mp.model.state_dict()
+    candidates = []
+    for module_name, sub in mp.model.named_modules():
+        if type(sub).__module__.startswith("torch."):
+            continue
+        for name, _ in sub.named_buffers(recurse=False):
+            key = f"{module_name}.{name}" if module_name else name
+            if key in state:
+                candidates.append(key)
+    if not candidates:
+        return set()
+    other = ModuleProblem(source, filename, overrides, construct_seed=1).model.state_dict()
+    return {k for k in candidates if torch.equal(state[k], other[k])}
 
 
 def random_module_names(model: Any) -> List[str]:
@@ -428,8 +537,7 @@ def check_deterministic(source: str, filename: str, run: "ShapeRun",
     gen = torch.Generator().manual_seed(99)
     mp = ModuleProblem(source, filename, run.overrides)
     inputs = [draw(infos[t.name], t.dims, 1.0, gen) for t in run.inputs]
-    state = {k: draw(infos[k.replace(".", "_")], s.dims, 1.0, gen)
-             for k, s in zip(mp.model.state_dict().keys(), run.state)}
+    state = {s.key: draw(infos[s.name], s.dims, 1.0, gen) for s in run.state}
     outs = []
     for seed in (0, 1):
         torch.manual_seed(seed)
@@ -451,9 +559,7 @@ def check_numerics(source: str, filename: str, run: ShapeRun, names: Dict[str, T
     gen = torch.Generator().manual_seed(1234)
     mp = ModuleProblem(source, filename, run.overrides)
     inputs = [draw(names[t.name], t.dims, scale, gen) for t in run.inputs]
-    keys = list(mp.model.state_dict().keys())
-    state = {k: draw(names[k.replace(".", "_")], s.dims, scale, gen)
-             for k, s in zip(keys, run.state)}
+    state = {s.key: draw(names[s.name], s.dims, scale, gen) for s in run.state}
     try:
         ref = mp.run(inputs, state, torch.float64)
         got = mp.run(inputs, state, torch.float32)
@@ -830,8 +936,13 @@ def real_input_inits(source: str, filename: str, overrides: Dict[str, int]):
     for i, item in enumerate(sample):
         if isinstance(item, torch.Tensor):
             how = made.get(id(item))
+            draws = [item] + [e[i] for e in extra]
+            transform = detect_transform(draws) if how is None else None
+            if transform is not None:
+                inits.append(transformed_init(draws, transform))
+                continue
             if how is None:
-                item = torch.cat([item.flatten()] + [e[i].flatten() for e in extra])
+                item = torch.cat([d.flatten() for d in draws])
             inits.append(infer_input_init(item, how))
         else:  # a Python number: a 0-d tensor near its value (see as_tensor_input)
             v = float(item)
@@ -1060,6 +1171,14 @@ def _toml_multiline(s: str) -> str:
     return '"""\n' + s.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\n"""'
 
 
+TRANSFORM_WORDS = {"softmax": "each row along the last dim a probability distribution "
+                               "(softmax of random values: all > 0, summing to 1)",
+                   "tril": "lower triangular in its last two dims (zeros above the diagonal)",
+                   "triu": "upper triangular in its last two dims (zeros below the diagonal)",
+                   "symmetric": "symmetric in its last two dims",
+                   "sign": "every value -1 or +1"}
+
+
 def describe(source, level, stem, bench, dim_names, infos, sizes, bench_vals, tests, result):
     tensors = bench.inputs + bench.state + bench.outputs
     lines = [
@@ -1077,8 +1196,13 @@ def describe(source, level, stem, bench, dim_names, infos, sizes, bench_vals, te
         dtype = infos[t.name].dtype if t.role == "in" else t.dtype
         role = "input" if t in bench.inputs else ("parameter/buffer" if t in bench.state
                                                   else "output")
+        transform = (infos[t.name].init or {}).get("transform") if t.role == "in" else None
         lines.append(f"  {t.name} : {role}, {dtype} ({CTYPES.get(dtype, dtype)}), shape "
-                     f"[{', '.join(dim_names[t.name]) or 'scalar'}]")
+                     f"[{', '.join(dim_names[t.name]) or 'scalar'}]" +
+                     (f", {TRANSFORM_WORDS[transform]}" if transform else ""))
+    if bench.structural:
+        lines.append("  Not given (constants the constructor builds, e.g. a causal mask; compute "
+                     "them in your kernel): " + ", ".join(bench.structural))
     lines.append("")
     lines.append("Sizes at the benchmark shape: " +
                  ", ".join(f"{s} = {bench_vals[s]}" for s in sizes) + ".")

@@ -9,11 +9,11 @@ section 1) this script checks, without a GPU:
     is in `outputs` exactly once;
   * at every TEST shape: get_inputs() returns tensors of the spec's shapes; the module, built and
     run through worker/oracle/kjudge_oracle/module_problem.py (the oracle's own binding code) at
-    precision "f64" on inputs drawn from the spec's init (input_scale applied), returns one
+    precision "f64" on inputs drawn from the spec's init by kjudge_oracle/spec_tools.py (the
+    judge's distribution, input_scale and transform applied), returns one
     tensor per output with the spec's shape and kind (integer or float);
   * the f64 result agrees with a float32 run of the same module within the spec's tolerance:
-    |f32 - f64| <= atol + rtol * |f64| elementwise and ||f32 - f64|| / ||f64|| <= rel_l2 (RMS
-    <= atol where ||f64|| is 0), the judge's rule (common/output_comparison.h).
+    spec_tools.compare, the judge's rule (common/output_comparison.h).
 A test shape whose [cost] flops exceed --max-flops (an estimate of > 2 s on a CPU) is skipped
 with a printed SKIP line; a shape that nevertheless runs longer than --max-shape-seconds is
 reported. Exit status: 0 all passed, 1 a check failed, 77 torch is not importable (CTest's
@@ -24,12 +24,10 @@ Usage: /usr/bin/python3 tests/catalog/check_module_refs.py [--problems DIR] [--o
 from __future__ import annotations
 
 import argparse
-import ast
-import math
 import pathlib
 import sys
 import time
-from typing import Any, Dict, List, Mapping, Sequence
+from typing import Any, Dict, Mapping, Sequence
 
 try:
     import tomllib
@@ -39,59 +37,19 @@ except ImportError:  # Python < 3.11
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SKIP_CODE = 77
+spec_tools: Any = None  # kjudge_oracle.spec_tools, imported by main() once torch is known
 
 
 class CheckError(Exception):
     """One failed check of one problem (the message says what, where and what was expected)."""
 
 
-# --- spec expressions (common/expression.h): + - * / % unary -, cdiv/min/max, C integer semantics
-def _c_div(a: Any, b: Any, op: str) -> Any:
-    if isinstance(a, float) or isinstance(b, float):
-        if op == "%":
-            raise CheckError("% needs integers")
-        return a / b
-    if b == 0:
-        raise CheckError("division by zero")
-    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # truncation toward zero
-    return q if op == "/" else a - b * q
-
-
-def evaluate(text: str, bindings: Mapping[str, Any]) -> Any:
-    """Evaluates one spec expression (a small, safe subset of Python's grammar)."""
-    def walk(node: ast.AST) -> Any:
-        if isinstance(node, ast.Expression):
-            return walk(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id not in bindings:
-                raise CheckError(f"unknown name '{node.id}' in '{text}'")
-            return bindings[node.id]
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -walk(node.operand)
-        if isinstance(node, ast.BinOp):
-            a, b = walk(node.left), walk(node.right)
-            if isinstance(node.op, ast.Add):
-                return a + b
-            if isinstance(node.op, ast.Sub):
-                return a - b
-            if isinstance(node.op, ast.Mult):
-                return a * b
-            if isinstance(node.op, (ast.Div, ast.Mod)):
-                return _c_div(a, b, "/" if isinstance(node.op, ast.Div) else "%")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-            args = [walk(a) for a in node.args]
-            if node.func.id == "cdiv" and len(args) == 2:
-                return -(-args[0] // args[1])
-            if node.func.id in ("min", "max") and len(args) >= 2:
-                return min(args) if node.func.id == "min" else max(args)
-        raise CheckError(f"unsupported expression '{text}'")
+def evaluate(text: Any, bindings: Mapping[str, Any]) -> Any:
+    """A spec expression (kjudge_oracle.spec_tools.eval_size_expr), errors as CheckError."""
     try:
-        tree = ast.parse(str(text).strip(), mode="eval")
-    except SyntaxError as exc:
-        raise CheckError(f"cannot parse expression '{text}': {exc}") from exc
-    return walk(tree)
+        return spec_tools.eval_size_expr(text, bindings)
+    except ValueError as exc:
+        raise CheckError(str(exc)) from exc
 
 
 # --- the checks -----------------------------------------------------------------------------
@@ -120,48 +78,16 @@ def check_binding(spec: Dict[str, Any], module: Dict[str, Any], namespace: Dict[
             raise CheckError(f"[module] {key} must be \"f64\" or \"f32\", got {module[key]!r}")
 
 
-def draw(torch: Any, tensor: Dict[str, Any], shape: List[int], scale: float, gen: Any) -> Any:
-    """An input as the judge draws it: the spec's init distribution, scaled by input_scale."""
-    dtypes = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16,
-              "bf16": torch.bfloat16}
-    if tensor["dtype"] not in dtypes:
-        raise CheckError(f"tensor {tensor['name']}: dtype {tensor['dtype']} is not drawn by this "
-                         "check (float inputs only)")
-    init = tensor.get("init", {})
-    if not init.get("scalable", True):
-        scale = 1.0
-    if init.get("dist") == "normal":
-        value = torch.randn(shape, generator=gen, dtype=torch.float64)
-        value = value * (init.get("std", 1.0) * scale) + init.get("mean", 0.0) * scale
-    else:
-        low, high = init.get("low", 0.0) * scale, init.get("high", 1.0) * scale
-        value = torch.rand(shape, generator=gen, dtype=torch.float64) * (high - low) + low
-    return value.to(dtypes[tensor["dtype"]])
-
-
-def compare(torch: Any, name: str, ref: Any, act: Any, tol: Mapping[str, float]) -> str:
-    """The judge's rule, f32 run (act) against the f64 run (ref); returns a summary."""
-    ref, act = ref.to(torch.float64), act.to(torch.float64)
-    if not bool(torch.isfinite(ref).all()) or not bool(torch.isfinite(act).all()):
-        raise CheckError(f"{name}: a non-finite value in the f64 or f32 output")
-    diff = (act - ref).abs()
-    bound = tol["atol"] + tol["rtol"] * ref.abs()
-    bad = int((diff > bound).sum())
-    if bad:
-        worst = int(torch.argmax(diff - bound))
-        raise CheckError(f"{name}: {bad} of {ref.numel()} elements of the f32 run differ from the "
-                         f"f64 run beyond atol + rtol*|ref| (e.g. flat index {worst}: "
-                         f"{float(act.flatten()[worst])!r} vs {float(ref.flatten()[worst])!r})")
-    ref_norm = float(torch.linalg.vector_norm(ref))
-    if ref_norm > 0:
-        l2 = float(torch.linalg.vector_norm(act - ref)) / ref_norm
-        limit = tol["rel_l2"]
-    else:
-        l2 = math.sqrt(float((diff ** 2).mean())) if ref.numel() else 0.0
-        limit = tol["atol"]
-    if l2 > limit:
-        raise CheckError(f"{name}: relative L2 error of the f32 run {l2:.3g} exceeds {limit:g}")
-    return f"{name} max|d| {float(diff.max()) if diff.numel() else 0.0:.2g} rel_l2 {l2:.2g}"
+def compare(name: str, ref: Any, act: Any, tol: Mapping[str, float]) -> str:
+    """The judge's rule (kjudge_oracle.spec_tools.compare), f32 run (act) against the f64 run
+    (ref); returns a summary, raises CheckError beyond the tolerance."""
+    ok, worst = spec_tools.compare(act, ref, tol["atol"], tol["rtol"], tol["rel_l2"])
+    if not ok:
+        raise CheckError(f"{name}: the f32 run differs from the f64 run by {worst:.3g} x the "
+                         f"spec's tolerance (atol + rtol*|ref| elementwise, rel_l2 overall; "
+                         "non-finite values fail)")
+    diff = (act.double() - ref.double()).abs()
+    return f"{name} max|d| {float(diff.max()) if diff.numel() else 0.0:.2g} worst {worst:.2g}"
 
 
 def check_shape(torch: Any, mp_mod: Any, spec: Dict[str, Any], source: str, filename: str,
@@ -182,7 +108,7 @@ def check_shape(torch: Any, mp_mod: Any, spec: Dict[str, Any], source: str, file
                          f"{forward} are {[shapes[n] for n in forward]}")
     gen = torch.Generator().manual_seed(seed)
     scale = float(shape.get("input_scale", 1.0))
-    values = {n: draw(torch, tensors[n], shapes[n], scale, gen)
+    values = {n: spec_tools.draw(tensors[n]["dtype"], tensors[n]["init"], shapes[n], scale, gen)
               for n in forward + list(module.get("parameters", {}).values())}
     inputs = [values[n] for n in forward]
     state = {key: values[n] for key, n in module.get("parameters", {}).items()}
@@ -198,7 +124,7 @@ def check_shape(torch: Any, mp_mod: Any, spec: Dict[str, Any], source: str, file
         want_float = tensors[name]["dtype"] in ("f32", "f64", "f16", "bf16")
         if r64.is_floating_point() != want_float:
             raise CheckError(f"output {name}: dtype {r64.dtype}, the spec's is {tensors[name]['dtype']}")
-        notes.append(compare(torch, name, r64, r32, spec["tolerance"]))
+        notes.append(compare(name, r64, r32, spec["tolerance"]))
     return "; ".join(notes)
 
 
@@ -267,7 +193,9 @@ def main(argv: Sequence[str]) -> int:
               "(Debian) or run with an interpreter that has it")
         return SKIP_CODE
     sys.path.insert(0, str(REPO / "worker" / "oracle"))
-    from kjudge_oracle import module_problem  # noqa: PLC0415 - needs the path above
+    from kjudge_oracle import module_problem, spec_tools as tools  # noqa: PLC0415 - path above
+    global spec_tools  # noqa: PLW0603 - imported here so a missing torch is a visible SKIP
+    spec_tools = tools
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
     files = sorted(p for p in args.problems.glob("*/*/problem.toml") if args.only in str(p))
     started = time.monotonic()

@@ -9,8 +9,12 @@ get_inputs()'s and the output shapes equal the module's at that shape; inits (ra
 randint, parameter scale, BatchNorm buffers); cost at the bench shape; the starter's plan names
 the real tensors; globals equal at every shape are told apart (6_MyCollidingSizes); a module whose
 output depends on dropout's random mask is skipped (7_MyRandomDrop); our example solution is
-copied as solution.cu (fixtures/examples). Also: --help teaches, an unreadable level exits 1,
---json is valid JSON.
+copied as solution.cu (fixtures/examples); structure get_inputs() gives its random values
+becomes an init transform (8_MyStructuredInputs: softmax, tril, sign; 9_MyMaskedMix: triu,
+symmetric) and a constant buffer the module registers stays its own, unbound (9_MyMaskedMix's
+`keep`), while torch.nn's buffers stay inputs (4_MyBatchNorm); kjudge_oracle.spec_tools.draw
+applies every transform (rows sum to 1, zeros above the diagonal, ...). Also: --help teaches,
+an unreadable level exits 1, --json is valid JSON.
 """
 import json
 import subprocess
@@ -34,7 +38,7 @@ except ImportError:
 
 sys.path.insert(0, str(ROOT / "worker" / "oracle"))
 from kjudge_oracle.module_problem import ModuleProblem  # noqa: E402
-from kjudge_oracle.spec_tools import eval_size_expr, shape_of, sizes_of  # noqa: E402
+from kjudge_oracle.spec_tools import draw, eval_size_expr, shape_of, sizes_of  # noqa: E402
 
 FAILURES = []
 
@@ -58,7 +62,15 @@ EXPECTED = {
     "6_MyCollidingSizes": (["x", "conv_weight", "out"],
                            ["batch_size", "in_channels", "out_channels", "kernel_size", "length",
                             "out_d2"]),
+    "8_MyStructuredInputs": (["probs", "lower", "signs", "plain", "out"], ["rows", "cols"]),
+    "9_MyMaskedMix": (["x", "upper", "sym", "mix_weight", "mix_bias", "out"], ["width"]),
 }
+# Expected init transforms (tensor -> transform) and buffers left to the module.
+TRANSFORMS = {"8_MyStructuredInputs": {"probs": "softmax", "lower": "tril", "signs": "sign",
+                                       "plain": None},
+              "9_MyMaskedMix": {"x": None, "upper": "triu", "sym": "symmetric",
+                                "mix_weight": None}}
+STRUCTURAL = {"9_MyMaskedMix": ["keep"]}
 
 
 def check_shapes(stem, spec, source):
@@ -73,6 +85,9 @@ def check_shapes(stem, spec, source):
             expect(list(t.shape) == list(shape_of(tensors[name]["shape"], sizes)),
                    f"{stem} {shape}: input {name} is {list(t.shape)}")
         for key, t in mp.model.state_dict().items():
+            if key in STRUCTURAL.get(stem, []):
+                expect(key not in module["parameters"], f"{stem}: buffer {key} is not bound")
+                continue
             name = module["parameters"][key]
             expect(list(t.shape) == list(shape_of(tensors[name]["shape"], sizes)),
                    f"{stem} {shape}: parameter {name} is {list(t.shape)}")
@@ -85,7 +100,43 @@ def check_shapes(stem, spec, source):
                    f"{stem} {shape}: output {name} is {list(o.shape)}")
 
 
+def check_draw_transforms():
+    """spec_tools.draw (the CPU checks' copy of the judge's draw) applies init.transform after
+    the scaled draw, in float64, then casts."""
+    gen = torch.Generator().manual_seed(3)
+    base = {"dist": "uniform", "low": 0.0, "high": 1.0}
+    soft = draw("f32", dict(base, transform="softmax"), (6, 2, 9), 1.0, gen)
+    expect(soft.dtype == torch.float32 and bool((soft > 0).all()) and
+           bool(((soft.double().sum(-1) - 1).abs() < 1e-6).all()),
+           "draw softmax: rows along the last dim are positive and sum to 1")
+    sharp = draw("f32", dict(base, transform="softmax"), (4, 50), 100.0, gen)
+    expect(bool(((sharp.double().sum(-1) - 1).abs() < 1e-6).all()) and float(sharp.max()) > 0.5,
+           "draw softmax at input_scale 100: logits scaled first, the output still sums to 1")
+    low = draw("f64", dict(base, transform="tril"), (3, 5, 7), 1.0, gen)
+    expect(bool((low.triu(1) == 0).all()) and bool((low.tril() != 0).any()),
+           "draw tril: zero above the diagonal of the last two dims, values below")
+    up = draw("f16", dict(base, transform="triu"), (5, 5), 1.0, gen)
+    expect(up.dtype == torch.float16 and bool((up.tril(-1) == 0).all()),
+           "draw triu: zero below the diagonal")
+    sym = draw("f32", dict(base, transform="symmetric"), (2, 8, 8), 1.0, gen)
+    expect(torch.equal(sym, sym.transpose(-1, -2)), "draw symmetric: equal to its transpose")
+    sign = draw("f32", {"dist": "uniform", "low": -1.0, "high": 1.0, "transform": "sign"},
+                (1000,), 1.0, gen)
+    expect(set(sign.tolist()) == {-1.0, 1.0}, "draw sign: only -1 and +1")
+    plain = draw("f32", base, (4, 4), 1.0, gen)
+    expect(bool((plain.tril(-1) != 0).any() and (plain.triu(1) != 0).any()),
+           "draw without a transform: a general matrix")
+    for bad, what in ((dict(base, transform="cumsum"), "unknown"),
+                      (dict(base, transform="tril"), "rank")):
+        try:
+            draw("f32", bad, (5,), 1.0, gen)
+            expect(False, f"draw rejects a bad transform ({what})")
+        except ValueError:
+            pass
+
+
 def main():
+    check_draw_transforms()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "kb"
         help_run = subprocess.run([sys.executable, IMPORTER, "--help"], capture_output=True,
@@ -103,8 +154,8 @@ def main():
                               "--examples", EXAMPLES, "--json"], capture_output=True, text=True)
         expect(run.returncode == 0, f"importer exit 0 (rc {run.returncode}: {run.stderr[-500:]})")
         report = json.loads(run.stdout)
-        expect(report["summary"]["imported"] == 6 and report["summary"]["skipped"] == 1,
-               f"6 fixtures imported, 1 skipped: {report['summary']}")
+        expect(report["summary"]["imported"] == 8 and report["summary"]["skipped"] == 1,
+               f"8 fixtures imported, 1 skipped: {report['summary']}")
         drop = [p for p in report["problems"] if p["name"].endswith("7_MyRandomDrop")]
         expect(drop and drop[0]["status"] == "skipped" and "random mask" in drop[0]["reason"] and
                "drop (Dropout, p = 0.3)" in drop[0]["reason"],
@@ -143,6 +194,18 @@ def main():
                 eval_size_expr(" * ".join(["1"] + list(t["shape"])), bench) *
                 {"f32": 4, "i64": 8}[t["dtype"]] for t in spec_tensors.values())
             expect(nbytes == want_bytes, f"{stem}: bytes {nbytes} != {want_bytes}")
+            for name, transform in TRANSFORMS.get(stem, {}).items():
+                init = spec_tensors[name]["init"]
+                expect(init.get("transform") == transform,
+                       f"{stem}: {name}'s init transform is {transform}: {init}")
+                if transform in ("softmax", "sign"):
+                    expect(init.get("scalable") is False, f"{stem}: {name} is never scaled")
+            if stem in STRUCTURAL:
+                keys = list(spec["module"]["parameters"])
+                expect(keys == ["mix.weight", "mix.bias"] and "keep" not in spec_tensors,
+                       f"{stem}: the constant buffer stays the module's: {keys}")
+                expect("Not given" in spec["description"] and "keep" in spec["description"],
+                       f"{stem}: the description says the mask is not given")
             if stem == "2_MyLinear":
                 expect(flops == 2 * 40 * 96 * 80, f"{stem}: flops {flops} = 2 * B * I * O")
                 w = spec_tensors["proj_weight"]["init"]
@@ -188,7 +251,7 @@ def main():
                                 Path(tmp) / "check.json"], capture_output=True, text=True)
         expect(check.returncode == 0, f"check_problems passes: {check.stdout[-1500:]}")
         result = json.loads((Path(tmp) / "check.json").read_text())
-        expect(result["passed"] == 6, f"check_problems checked 6: {result['passed']}")
+        expect(result["passed"] == 8, f"check_problems checked 8: {result['passed']}")
     print("importer test:", "FAILED" if FAILURES else "ok", f"({len(FAILURES)} failures)")
     return 1 if FAILURES else 0
 

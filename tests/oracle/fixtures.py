@@ -27,6 +27,33 @@ def get_init_inputs():
     return []
 '''
 
+# A causal mask the module registers as a buffer (structural: left to the module, not bound)
+# next to a scale parameter that must be bound.
+CAUSAL_MASK = '''
+import torch
+import torch.nn as nn
+
+length = 6
+
+
+class Model(nn.Module):
+    def __init__(self, length):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(1))
+        self.register_buffer("mask", torch.tril(torch.ones(length, length)))
+
+    def forward(self, x):
+        return (x * self.mask) * self.scale
+
+
+def get_inputs():
+    return [torch.randn(length, length)]
+
+
+def get_init_inputs():
+    return [length]
+'''
+
 LINEAR_RELU = '''
 import torch
 import torch.nn as nn

@@ -13,7 +13,8 @@ import unittest
 import torch
 import torch.nn.functional as F
 
-from fixtures import CONV, ELEMENTWISE, LINEAR_RELU, RAISES, TWO_OUTPUTS, load_request
+from fixtures import (CAUSAL_MASK, CONV, ELEMENTWISE, LINEAR_RELU, RAISES, TWO_OUTPUTS,
+                      load_request)
 from gated_compile import gate_name
 from oracle_client import HostTensor, OracleProcess, tensors_request
 
@@ -192,6 +193,20 @@ class OracleTest(OracleCase):
         self.assertIn("reference.py", err)
         err = self.fail(self.oracle.request(load_request(
             "lin|typo", LINEAR_RELU, {"batch_sise": 2}, ["x"], ["y"], [])), "batch_sise")
+        self.still_serving()
+
+    def test_structural_buffer_stays_the_modules(self):
+        # The mask buffer is left unbound: the module's own tril(ones) applies; the parameter
+        # must still be bound.
+        self.ok(self.oracle.request(load_request(
+            "mask|a", CAUSAL_MASK, {"length": 6}, ["x"], ["y"], [("scale", "s")])))
+        x, s = self.randn(6, 6), torch.tensor([2.0])
+        ts = [self.host("x", x), self.host("s", s), self.empty("y", [6, 6])]
+        self.run_ok("mask|a", ts)
+        torch.testing.assert_close(ts[2].read(), (torch.tril(x.double()) * 2).float(), rtol=0,
+                                   atol=0)
+        self.fail(self.oracle.request(load_request(
+            "mask|b", CAUSAL_MASK, {"length": 6}, ["x"], ["y"], [])), "missing ['scale']")
         self.still_serving()
 
     def test_run_binding_errors(self):

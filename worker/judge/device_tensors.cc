@@ -16,6 +16,22 @@ absl::StatusOr<int64_t> Count(const ProblemSpec& spec, const TensorSpec& t, cons
   return count;
 }
 
+// The sizes of a tensor's last two dims at `shape` (1 where the rank has none).
+absl::Status TrailingDims(const ProblemSpec& spec, const TensorSpec& t, const Shape& shape,
+                          int64_t& rows, int64_t& cols) {
+  const Bindings bindings = spec.BindingsFor(shape);
+  const size_t rank = t.shape.size();
+  for (size_t back = 1; back <= 2 && back <= rank; ++back) {
+    absl::StatusOr<int64_t> dim = t.shape[rank - back].EvaluateInt(bindings);
+    if (!dim.ok()) {
+      return MakeRunnerError(v1::INTERNAL_ERROR, Cat("tensor ", t.name, " at ", shape.Label(),
+                                                     ": ", std::string(dim.status().message())));
+    }
+    (back == 1 ? cols : rows) = *dim;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<size_t> TensorSet::BytesNeeded(const ProblemSpec& spec, const Shape& shape) {
@@ -76,6 +92,7 @@ absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, cons
     e.spec = &t;
     e.index = static_cast<uint32_t>(i);
     KJ_ASSIGN_OR_RETURN(e.count, Count(spec, t, shape));
+    KJ_RETURN_IF_ERROR(TrailingDims(spec, t, shape, e.rows, e.cols));
     const size_t bytes = static_cast<size_t>(e.count) * DTypeSize(t.dtype);
     if (shared_device >= 0) {
       KJ_ASSIGN_OR_RETURN(e.buffer, DeviceBuffer::AllocateGuardedShared(
@@ -139,6 +156,8 @@ absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, uint64_t seed,
     if (e.spec->role != TensorRole::kIn) continue;
     KJ_RETURN_IF_ERROR(utils.FillRandom(e.buffer.get(), e.spec->dtype, e.count, seed, e.index,
                                         e.spec->init, stream));
+    KJ_RETURN_IF_ERROR(utils.ApplyTransform(e.buffer.get(), e.spec->dtype, e.count, e.rows,
+                                            e.cols, e.spec->init.transform, stream));
   }
   return SyncStatus(cudaStreamSynchronize(stream), "input generation");
 }

@@ -93,6 +93,9 @@ class TensorSet {
     const TensorSpec* spec = nullptr;
     uint32_t index = 0;
     int64_t count = 0;
+    // The last two dims (rows 1 for rank 1, both 1 for a scalar): input transforms' matrices.
+    int64_t rows = 1;
+    int64_t cols = 1;
     DeviceBuffer buffer;
   };
   static absl::StatusOr<TensorSet> AllocateRoles(const ProblemSpec& spec, const Shape& shape,

@@ -335,10 +335,112 @@ KJ_COMPARE(i8, signed char)
 KJ_COMPARE(u8, unsigned char)
 KJ_COMPARE(fp8_e4m3, __nv_fp8_e4m3)
 KJ_COMPARE(fp8_e5m2, __nv_fp8_e5m2)
+
+// Input transforms (InitSpec::Transform), run in place right after kj_fill on the same stream.
+// Each is a deterministic function of the drawn values: softmax reduces with a fixed tree over
+// a fixed block size (kj_softmax must be launched with 256 threads), the others are
+// elementwise, so inputs stay a function of (seed, tensor, index).
+
+// Softmax along the last dim (rows of `cols` elements), in double: one block per row
+// (grid-stride over rows).
+template <typename T>
+__device__ void kj_softmax(T* x, long long rows, long long cols) {
+  __shared__ double red[256];
+  const unsigned int t = threadIdx.x;
+  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+    T* row = x + r * cols;
+    double m = -__longlong_as_double(0x7ff0000000000000ll);  // -inf (no math.h in NVRTC)
+    for (long long c = t; c < cols; c += blockDim.x) m = fmax(m, kj_to_double<T>(row[c]));
+    red[t] = m;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s /= 2) {
+      if (t < s) red[t] = fmax(red[t], red[t + s]);
+      __syncthreads();
+    }
+    m = red[0];
+    __syncthreads();
+    double sum = 0.0;
+    for (long long c = t; c < cols; c += blockDim.x) sum += exp(kj_to_double<T>(row[c]) - m);
+    red[t] = sum;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s /= 2) {
+      if (t < s) red[t] += red[t + s];
+      __syncthreads();
+    }
+    sum = red[0];
+    __syncthreads();  // every thread has read red[0] before the next row overwrites it
+    for (long long c = t; c < cols; c += blockDim.x) {
+      row[c] = kj_convert<T>(exp(kj_to_double<T>(row[c]) - m) / sum);
+    }
+  }
+}
+
+// tril (upper = 0): zero where col > row; triu (upper = 1): zero where col < row, over the
+// last two dims (rows x cols matrices, n elements in all).
+template <typename T>
+__device__ void kj_triangle(T* x, long long n, long long rows, long long cols, int upper) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const long long c = i % cols, r = (i / cols) % rows;
+    if (upper ? c < r : c > r) x[i] = kj_convert<T>(0.0);
+  }
+}
+
+// (A + A^T) / 2 over the last two dims (square, side `side`): the thread of the element above
+// the diagonal writes the pair, so each pair is written once and stays exactly equal.
+template <typename T>
+__device__ void kj_symmetric(T* x, long long n, long long side) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const long long c = i % side, r = (i / side) % side;
+    if (c <= r) continue;
+    const long long j = i + (c - r) * (side - 1);  // (r, c) -> (c, r), same matrix
+    const T v = kj_convert<T>(0.5 * (kj_to_double<T>(x[i]) + kj_to_double<T>(x[j])));
+    x[i] = v;
+    x[j] = v;
+  }
+}
+
+// sign: +1 where the value is >= 0, else -1 (a two-point input from a symmetric draw).
+template <typename T>
+__device__ void kj_sign(T* x, long long n) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    x[i] = kj_convert<T>(kj_to_double<T>(x[i]) >= 0.0 ? 1.0 : -1.0);
+  }
+}
+
+#define KJ_TRANSFORM(suffix, T)                                                                 \
+  extern "C" __global__ void kj_softmax_##suffix(T* x, long long rows, long long cols) {        \
+    kj_softmax<T>(x, rows, cols);                                                               \
+  }                                                                                             \
+  extern "C" __global__ void kj_triangle_##suffix(T* x, long long n, long long rows,             \
+                                                  long long cols, int upper) {                  \
+    kj_triangle<T>(x, n, rows, cols, upper);                                                    \
+  }                                                                                             \
+  extern "C" __global__ void kj_symmetric_##suffix(T* x, long long n, long long side) {         \
+    kj_symmetric<T>(x, n, side);                                                                \
+  }                                                                                             \
+  extern "C" __global__ void kj_sign_##suffix(T* x, long long n) { kj_sign<T>(x, n); }
+KJ_TRANSFORM(f32, float)
+KJ_TRANSFORM(f64, double)
+KJ_TRANSFORM(f16, __half)
+KJ_TRANSFORM(bf16, __nv_bfloat16)
+KJ_TRANSFORM(fp8_e4m3, __nv_fp8_e4m3)
+KJ_TRANSFORM(fp8_e5m2, __nv_fp8_e5m2)
 )CUDA";
 
 std::string FillKernelName(DType dtype) { return Cat("kj_fill_", DTypeName(dtype)); }
 std::string CompareKernelName(DType dtype) { return Cat("kj_compare_", DTypeName(dtype)); }
+// The kernel that applies `transform` (not kNone) to a float tensor of `dtype`.
+std::string TransformKernelName(InitSpec::Transform transform, DType dtype) {
+  switch (transform) {
+    case InitSpec::Transform::kSoftmax: return Cat("kj_softmax_", DTypeName(dtype));
+    case InitSpec::Transform::kSymmetric: return Cat("kj_symmetric_", DTypeName(dtype));
+    case InitSpec::Transform::kSign: return Cat("kj_sign_", DTypeName(dtype));
+    default: return Cat("kj_triangle_", DTypeName(dtype));
+  }
+}
 
 // The compare kernel's reduction slots, as laid out on the device (see kj_compare).
 constexpr int kCompareStats = 11;
@@ -405,6 +507,11 @@ std::vector<std::string> DeviceUtilities::KernelNames() {
                   DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
     names.push_back(FillKernelName(d));
     names.push_back(CompareKernelName(d));
+    if (!DTypeIsFloat(d)) continue;
+    for (InitSpec::Transform t : {InitSpec::Transform::kSoftmax, InitSpec::Transform::kTril,
+                                  InitSpec::Transform::kSymmetric, InitSpec::Transform::kSign}) {
+      names.push_back(TransformKernelName(t, d));  // kTril and kTriu share kj_triangle
+    }
   }
   return names;
 }
@@ -443,6 +550,42 @@ absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count, 
                                                  dim3(kThreads), args, 0, stream),
                                 "input generation launch"));
   return CudaStatus(cudaGetLastError(), "input generation launch");
+}
+
+absl::Status DeviceUtilities::ApplyTransform(void* ptr, DType dtype, int64_t count,
+                                             int64_t rows, int64_t cols,
+                                             InitSpec::Transform transform,
+                                             cudaStream_t stream) {
+  if (transform == InitSpec::Transform::kNone || count == 0) return absl::OkStatus();
+  if (!DTypeIsFloat(dtype) || rows < 1 || cols < 1 ||
+      (transform == InitSpec::Transform::kSymmetric && rows != cols)) {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           Cat("input transform '", TransformName(transform), "' on a ",
+                               DTypeName(dtype), " tensor of ", rows, " x ", cols,
+                               " matrices: the spec parser should have rejected it"));
+  }
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(TransformKernelName(transform, dtype)));
+  long long n = count;
+  long long r = rows;
+  long long c = cols;
+  int upper = transform == InitSpec::Transform::kTriu ? 1 : 0;
+  constexpr unsigned int kThreads = 256;  // kj_softmax's reduction assumes exactly this
+  void* softmax_args[] = {&ptr, &r, &c};
+  void* triangle_args[] = {&ptr, &n, &r, &c, &upper};
+  void* symmetric_args[] = {&ptr, &n, &c};
+  void* sign_args[] = {&ptr, &n};
+  void** args = transform == InitSpec::Transform::kSoftmax     ? softmax_args
+                : transform == InitSpec::Transform::kSymmetric ? symmetric_args
+                : transform == InitSpec::Transform::kSign      ? sign_args
+                                                               : triangle_args;
+  // Softmax: one block per row (count / cols rows); the others: one thread per element.
+  const int64_t work = transform == InitSpec::Transform::kSoftmax ? (count / cols) * kThreads
+                                                                  : count;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
+                                                 dim3(BlocksFor(work, kThreads)), dim3(kThreads),
+                                                 args, 0, stream),
+                                "input transform launch"));
+  return CudaStatus(cudaGetLastError(), "input transform launch");
 }
 
 absl::Status DeviceUtilities::Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream) {

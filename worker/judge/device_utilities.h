@@ -16,6 +16,11 @@
 // converted to the tensor's dtype with round-to-nearest (cuda_fp16 / cuda_bf16 / cuda_fp8
 // conversions; integers round to nearest and saturate). Same (seed, tensor, index) gives the
 // same value on any GPU and any launch configuration.
+// ApplyTransform(): the init's transform, in place after the draw (TensorSet::GenerateInputs
+// does both): softmax along the last dim (in double, max-subtracted, a fixed 256-thread
+// reduction tree per row, so the same on every run), tril / triu (zeros written), symmetric
+// ((a_rc + a_cr) / 2 in double, written to both), sign (x >= 0 ? 1 : -1). Results rounded to
+// the dtype as above.
 // Poison(): cudaMemsetAsync with PoisonByte(dtype) (see host_values.h).
 // Compare(): elementwise comparison of an output with a reference output of the same dtype,
 // on the device (for bench shapes, too big to copy out): the same element rule as
@@ -71,6 +76,12 @@ class DeviceUtilities {
   // Fills with `init` scaled by input_scale() (float dtypes only; see ScaledInit).
   absl::Status FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
                           uint32_t tensor_index, const InitSpec& init, cudaStream_t stream);
+  // Applies an input transform (InitSpec::Transform; kNone: nothing) in place to `count`
+  // elements seen as matrices of rows x cols (the last two dims; softmax rows are the last
+  // dim, cols). Call after FillRandom on the same stream; the transform is never rescaled
+  // (input_scale applied to the draw). InternalError for a shape the parser rejects.
+  absl::Status ApplyTransform(void* ptr, DType dtype, int64_t count, int64_t rows, int64_t cols,
+                              InitSpec::Transform transform, cudaStream_t stream);
   // The multiplier FillRandom (hence TensorSet::GenerateInputs) applies to float inputs: the
   // Shape::input_scale of the shape whose inputs are being generated. 1 unless an
   // InputScaleScope is alive; set it only through one, so it cannot leak into other shapes.

@@ -1,5 +1,6 @@
 #include "common/problem_spec.h"
 
+#include "absl/strings/str_cat.h"
 #include "spec_fixture.h"
 #include "test_util.h"
 
@@ -320,6 +321,57 @@ TEST(ProblemSpecTest, InitScalable) {
   EXPECT_FALSE(spec->tensors[0].init.scalable);
   EXPECT_THAT(Message(Parse(SpecWith("mean = 0.0, std = 1.0 }", "mean = 0.0, std = 1.0, scalable = 1 }"))),
               HasSubstr("expected true or false"));
+}
+
+TEST(ProblemSpecTest, InitTransform) {
+  using T = InitSpec::Transform;
+  absl::StatusOr<ProblemSpec> spec = Parse(kValidSpec);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->tensors[0].init.transform, T::kNone);  // the default
+  for (auto [name, want] : {std::pair{"softmax", T::kSoftmax}, std::pair{"tril", T::kTril},
+                            std::pair{"triu", T::kTriu}, std::pair{"sign", T::kSign}}) {
+    spec = Parse(SpecWith("std = 1.0 }", absl::StrCat("std = 1.0, transform = \"", name, "\" }")));
+    ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
+    EXPECT_EQ(spec->tensors[0].init.transform, want) << name;
+    EXPECT_EQ(TransformName(want), name);
+    // input_scale scales the draw; the transform stays (it applies after the scaling).
+    EXPECT_EQ(ScaledInit(spec->tensors[0].init, DType::kF32, 10.0).transform, want);
+  }
+}
+
+TEST(ProblemSpecTest, InitTransformErrorsSayWhere) {
+  // Line 16 is X's init; its transform value starts at column 62.
+  EXPECT_THAT(Message(Parse(SpecWith("std = 1.0 }", "std = 1.0, transform = \"cumsum\" }"))),
+              StartsWith(std::string(kOrigin) + ":16:62: tensor[0].init.transform: unknown "
+                         "transform 'cumsum'; expected \"softmax\", \"tril\", \"triu\", "
+                         "\"symmetric\" or \"sign\""));
+  std::string integer = SpecWith("std = 1.0 }", "std = 1.0, transform = \"tril\" }");
+  Replace(integer, "dtype = \"f32\"\nshape = [\"M\", \"N\"]",
+          "dtype = \"i32\"\nshape = [\"M\", \"N\"]");
+  EXPECT_THAT(Message(Parse(integer)),
+              StartsWith(std::string(kOrigin) + ":16:62: tensor[0].init.transform: transform "
+                         "'tril' needs a float tensor; 'X' is i32"));
+  std::string vector = SpecWith("std = 1.0 }", "std = 1.0, transform = \"triu\" }");
+  Replace(vector, "shape = [\"M\", \"N\"]\nrole = \"in\"", "shape = [\"N\"]\nrole = \"in\"");
+  EXPECT_THAT(Message(Parse(vector)),
+              StartsWith(std::string(kOrigin) + ":16:62: tensor[0].init.transform: transform "
+                         "'triu' needs a tensor of rank >= 2; 'X' has rank 1"));
+  EXPECT_THAT(Message(Parse(SpecWith("std = 1.0 }", "std = 1.0, transform = 3 }"))),
+              HasSubstr("tensor[0].init.transform: expected a string"));
+}
+
+TEST(ProblemSpecTest, SymmetricNeedsSquareMatricesAtEveryShape) {
+  // M = 3, N = 37 is not square: the error names the shape and points at the transform.
+  EXPECT_THAT(Message(Parse(SpecWith("std = 1.0 }", "std = 1.0, transform = \"symmetric\" }"))),
+              StartsWith(std::string(kOrigin) + ":16:62: tensor[0].init.transform: transform "
+                         "'symmetric' needs square matrices; 'X' is 3 x 37 in its last two "
+                         "dimensions at M=3,N=37"));
+  std::string square = SpecWith("std = 1.0 }", "std = 1.0, transform = \"symmetric\" }");
+  Replace(square, "{ M = 3, N = 37 }", "{ M = 37, N = 37 }");
+  Replace(square, "{ M = 4096, N = 393216 }", "{ M = 4096, N = 4096 }");
+  absl::StatusOr<ProblemSpec> spec = Parse(square);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->tensors[0].init.transform, InitSpec::Transform::kSymmetric);
 }
 
 TEST(ProblemSpecTest, FlopsLowerBound) {

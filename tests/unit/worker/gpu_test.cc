@@ -1,5 +1,6 @@
 // Runner tests that need a GPU. Without one every test is skipped with a visible message.
 #include <filesystem>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -16,7 +17,9 @@
 #include "proto/proto_json.h"
 #include "tests/unit/worker/runner_spawn.h"
 #include "tests/unit/worker/test_problem.h"
+#include "common/problem_spec.h"
 #include "worker/judge/ceilings.h"
+#include "worker/judge/device_tensors.h"
 #include "worker/judge/verdict_protocol.h"
 
 namespace kjudge::runner {
@@ -138,6 +141,138 @@ TEST(GpuUtilities, GenerationIsDeterministicAndComparedByteForByte) {
   const double mean = sum / n;
   EXPECT_NEAR(mean, 0.0, 0.01);
   EXPECT_NEAR(std::sqrt(sq / n - mean * mean), 1.0, 0.01);
+}
+
+// Input transforms (InitSpec::Transform) after the draw: the structure holds exactly, the
+// values are those of the plain draw where the transform keeps them, and a second generation
+// gives the same bytes (deterministic from the seed).
+TEST(GpuUtilities, InputTransformsShapeTheDraw) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  constexpr int64_t kMats = 3;
+  constexpr int64_t kSide = 37;  // rows == cols: every transform applies
+  constexpr int64_t n = kMats * kSide * kSide;
+  auto plain = *DeviceBuffer::Allocate(n * 4, "plain");
+  auto x = *DeviceBuffer::Allocate(n * 4, "x");
+  auto again = *DeviceBuffer::Allocate(n * 4, "again");
+  cudaStream_t s = env.stream->get();
+  InitSpec init;
+  init.dist = InitSpec::Dist::kUniform;  // [-1, 1): both signs for "sign"
+  init.a = -1.0;
+  ASSERT_TRUE(env.utilities->FillRandom(plain.get(), DType::kF32, n, 5, 2, init, s).ok());
+  std::vector<float> p(n);
+  ASSERT_EQ(cudaMemcpy(p.data(), plain.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  using T = InitSpec::Transform;
+  for (T t : {T::kSoftmax, T::kTril, T::kTriu, T::kSymmetric, T::kSign}) {
+    SCOPED_TRACE(std::string(TransformName(t)));
+    for (auto* buffer : {&x, &again}) {
+      ASSERT_TRUE(env.utilities->FillRandom(buffer->get(), DType::kF32, n, 5, 2, init, s).ok());
+      ASSERT_TRUE(env.utilities->ApplyTransform(buffer->get(), DType::kF32, n, kSide, kSide, t, s)
+                      .ok());
+    }
+    EXPECT_EQ(*env.utilities->DifferingBytes(x.get(), again.get(), x.size(), s), 0u);
+    std::vector<float> v(n);
+    ASSERT_EQ(cudaMemcpy(v.data(), x.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int64_t m = 0; m < kMats; ++m) {
+      for (int64_t r = 0; r < kSide; ++r) {
+        double row_sum = 0.0;
+        double row_exp = 0.0;
+        for (int64_t c = 0; c < kSide; ++c) row_exp += std::exp(double{p[(m * kSide + r) * kSide + c]});
+        for (int64_t c = 0; c < kSide; ++c) {
+          const int64_t i = (m * kSide + r) * kSide + c;
+          const int64_t j = (m * kSide + c) * kSide + r;
+          row_sum += v[i];
+          if (t == T::kSoftmax) {
+            ASSERT_GT(v[i], 0.0f);
+            ASSERT_NEAR(v[i], std::exp(double{p[i]}) / row_exp, 1e-6);
+          }
+          if (t == T::kTril) {
+            ASSERT_EQ(v[i], c > r ? 0.0f : p[i]) << r << "," << c;
+          }
+          if (t == T::kTriu) {
+            ASSERT_EQ(v[i], c < r ? 0.0f : p[i]) << r << "," << c;
+          }
+          if (t == T::kSign) {
+            ASSERT_EQ(v[i], p[i] >= 0.0f ? 1.0f : -1.0f);
+          }
+          if (t == T::kSymmetric) {
+            ASSERT_EQ(v[i], v[j]) << r << "," << c;
+            ASSERT_NEAR(v[i], 0.5 * (double{p[i]} + p[j]), 1e-7);
+          }
+        }
+        if (t == T::kSoftmax) {
+          ASSERT_NEAR(row_sum, 1.0, 1e-5);
+        }
+      }
+    }
+  }
+  // A softmax over many long rows (several rows per block of the grid-stride loop).
+  const int64_t rows = 20000;
+  const int64_t cols = 1000;
+  auto big = *DeviceBuffer::Allocate(rows * cols * 2, "big");
+  ASSERT_TRUE(env.utilities->FillRandom(big.get(), DType::kF16, rows * cols, 9, 0, init, s).ok());
+  ASSERT_TRUE(env.utilities
+                  ->ApplyTransform(big.get(), DType::kF16, rows * cols, 1, cols, T::kSoftmax, s)
+                  .ok());
+  std::vector<__half> h(rows * cols);
+  ASSERT_EQ(cudaMemcpy(h.data(), big.get(), h.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int64_t r = 0; r < rows; r += 997) {
+    double sum = 0.0;
+    for (int64_t c = 0; c < cols; ++c) sum += __half2float(h[r * cols + c]);
+    ASSERT_NEAR(sum, 1.0, 1e-3) << "row " << r;
+  }
+  // A shape the parser rejects is an internal error, not a silent no-op.
+  EXPECT_FALSE(env.utilities->ApplyTransform(x.get(), DType::kF32, n, kSide, kSide + 1,
+                                             T::kSymmetric, s).ok());
+  EXPECT_FALSE(env.utilities->ApplyTransform(x.get(), DType::kI32, n, kSide, kSide, T::kTril, s)
+                   .ok());
+}
+
+// The judge's path: TensorSet::GenerateInputs applies a spec's init.transform with the
+// tensor's own trailing dims (a 2 x 5 x 7 batch of non-square matrices here).
+TEST(GpuUtilities, GenerateInputsAppliesTheSpecTransform) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  std::string text = testing::kReluSpec;
+  for (auto [from, to] : {std::pair<std::string, std::string>{
+                              R"(shape = ["M", "N"]
+role = "in"
+init = { dist = "normal", mean = 0.0, std = 1.0 })",
+                              R"(shape = [2, "M", "N"]
+role = "in"
+init = { dist = "uniform", low = 0.0, high = 1.0, transform = "tril" })"},
+                          {R"(shape = ["M", "N"]
+role = "out")", R"(shape = [2, "M", "N"]
+role = "out")"}}) {
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  absl::StatusOr<ProblemSpec> spec = ParseProblemSpec(text, "tril/problem.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  Shape shape;
+  shape.sizes = {{"M", 5}, {"N", 7}};
+  const GuardPattern guards(77);
+  absl::StatusOr<TensorSet> set = TensorSet::Allocate(*spec, shape, guards);
+  ASSERT_TRUE(set.ok()) << set.status();
+  cudaStream_t s = env.stream->get();
+  ASSERT_TRUE(set->GenerateInputs(*env.utilities, 3, s).ok());
+  std::vector<float> x(2 * 5 * 7);
+  ASSERT_EQ(cudaMemcpy(x.data(), set->pointers().at("X"), x.size() * 4, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  int nonzero_below = 0;
+  for (int m = 0; m < 2; ++m) {
+    for (int r = 0; r < 5; ++r) {
+      for (int c = 0; c < 7; ++c) {
+        const float v = x[(m * 5 + r) * 7 + c];
+        if (c > r) {
+          EXPECT_EQ(v, 0.0f) << m << "," << r << "," << c;
+        }
+        if (c <= r && v != 0.0f) ++nonzero_below;
+      }
+    }
+  }
+  EXPECT_EQ(nonzero_below, 2 * 15);  // uniform [0, 1) draws are almost never exactly 0
 }
 
 TEST(GpuUtilities, CompareStatisticsMatchTheHost) {

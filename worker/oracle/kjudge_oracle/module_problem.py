@@ -8,8 +8,11 @@ like this (problem.toml's [module] section, docs/pytorch-problems.md):
              set to the shape's value before get_init_inputs() / get_inputs() run, so the module
              is built at that shape (KernelBench's functions read their globals when called).
   forward    spec tensors passed to Model.forward, in order (get_inputs() order).
-  parameters state_dict key -> spec tensor: every parameter and buffer of the module is an input
-             of the spec, so a kernel receives the weights; the oracle loads the judge's values.
+  parameters state_dict key -> spec tensor: every parameter of the module is an input of the
+             spec, so a kernel receives the weights; the oracle loads the judge's values. A
+             buffer is bound too, or left out: then it keeps the value the module's constructor
+             gave it (a structural constant such as a causal mask, which a candidate computes
+             itself; docs/pytorch-problems.md).
   outputs    spec "out" tensors, in the order forward returns them (a tensor or a tuple).
 
 Contract:
@@ -19,7 +22,8 @@ Contract:
   * ModuleProblem builds Model(*get_init_inputs()) under torch.manual_seed(construct_seed), on
     the CPU, in the module's default mode (training, as KernelBench runs it).
   * place(device) moves the model to `device` (the oracle runs it where the judge's tensors are).
-  * run() loads `state` into the model (every state_dict key must be given: strict), casts the
+  * run() loads `state` into the model (every parameter must be given, buffers may be left
+    out and keep their constructed values, no unknown key), casts the
     model and the float inputs to `dtype`, runs forward under no_grad, and returns the outputs as
     a list. It never changes the caller's tensors.
 Errors are ModuleProblemError with a message that names the problem file and what was wrong.
@@ -96,6 +100,11 @@ class ModuleProblem:
         """Every parameter and buffer of the module (state_dict keys, in state_dict order)."""
         return list(self.model.state_dict().keys())
 
+    def required_state_names(self) -> List[str]:
+        """The state_dict keys a binding must give: every key but the buffers'."""
+        buffers = {name for name, _ in self.model.named_buffers()}
+        return [k for k in self.state_names() if k not in buffers]
+
     def sample_inputs(self) -> List[Any]:
         """get_inputs() at this shape (the importer reads shapes and dtypes from it)."""
         return list(self.namespace["get_inputs"]())
@@ -110,12 +119,13 @@ class ModuleProblem:
             dtype: Optional[torch.dtype] = None) -> List[torch.Tensor]:
         """forward(*inputs) with the module's state taken from `state`, computed in `dtype`
         (float inputs and the model cast to it; None: as given)."""
-        expected = set(self.state_names())
+        known = set(self.state_names())
         given = set(state.keys())
-        if expected != given:
+        missing = set(self.required_state_names()) - given
+        if missing or not given <= known:
             raise ModuleProblemError(
-                f"{self.filename}: state does not match the module: missing "
-                f"{sorted(expected - given)}, unknown {sorted(given - expected)}")
+                f"{self.filename}: state does not match the module: missing parameters "
+                f"{sorted(missing)}, unknown {sorted(given - known)}")
         if dtype is not None:
             self.cast(dtype)
         with torch.no_grad():

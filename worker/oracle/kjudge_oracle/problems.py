@@ -108,12 +108,12 @@ def parse_load(request: Dict[str, Any]) -> Entry:
         raise OracleError(f"problem {name}: {exc}") from exc
     state = problem.state_names()
     keys = [k for k, _ in parameters]
-    missing = [k for k in state if k not in keys]
+    missing = [k for k in problem.required_state_names() if k not in keys]
     unknown = [k for k in keys if k not in state]
     if missing or unknown or len(set(keys)) != len(keys):
-        raise OracleError(f"{where}: 'parameters' must bind every parameter and buffer of the module "
-                          f"once: missing {missing}, not in the module {unknown} (state_dict keys: "
-                          f"{state})")
+        raise OracleError(f"{where}: 'parameters' must bind every parameter of the module once "
+                          f"(buffers may be left to the module): missing {missing}, not in the "
+                          f"module {unknown} (state_dict keys: {state})")
     return Entry(key, name, filename, problem, forward, parameters, outputs)
 
 

@@ -7,13 +7,19 @@ Contract:
   * draw(dtype, init, shape, scale, generator, device) follows worker/judge/device_utilities.h:
     values from `init` (normal: mean, std; uniform: low, high), both multiplied by `scale` for
     float dtypes unless init has scalable = false; integer dtypes round to nearest (ties to
-    even) and never scale. The random stream differs from the judge's (splitmix64); the
+    even) and never scale. init.transform ("softmax" along the last dim; "tril", "triu",
+    "symmetric" = (A + A^T) / 2 over the last two dims; "sign" = +1 where >= 0, else -1)
+    then applies to the scaled draw, in
+    float64 before the cast to `dtype` (the judge: in the dtype, computed in double); its
+    output is never rescaled. The random stream differs from the judge's (splitmix64); the
     distribution is the same.
   * compare(out, ref, atol, rtol, rel_l2) is the judge's test: every element
     |out - ref| <= atol + rtol * |ref| (non-finite values fail) and ||out - ref|| / ||ref||
     <= rel_l2. It returns (ok, worst) with worst = the largest ratio of error to its bound.
-  * eval_size_expr(text, sizes) evaluates a spec size expression (+ - * / % parentheses, cdiv,
-    min, max; integer arithmetic, / truncating) over a shape's sizes.
+  * eval_size_expr(text, sizes) evaluates a spec expression (+ - * / % parentheses, cdiv, min,
+    max) over a shape's sizes (and scalars, which may be floats): C semantics, as
+    common/expression.h: integer / and % truncate toward zero, a float operand makes / a float
+    division; % of floats, division by zero and unknown names are ValueError.
 """
 from __future__ import annotations
 
@@ -40,8 +46,38 @@ def draw(dtype: str, init: Mapping[str, Any], shape: Sequence[int], scale: float
     else:
         base.uniform_(float(init["low"]) * s, float(init["high"]) * s, generator=generator)
     if dtype in FLOAT_DTYPES:
-        return base.to(TORCH_DTYPES[dtype])
+        return apply_transform(base, init.get("transform")).to(TORCH_DTYPES[dtype])
+    if init.get("transform"):
+        raise ValueError(f"init transform {init['transform']!r} on a {dtype} tensor: transforms "
+                         "are for float dtypes only")
     return torch.round(base).to(TORCH_DTYPES[dtype])
+
+
+TRANSFORMS = ("softmax", "tril", "triu", "symmetric", "sign")
+
+
+def apply_transform(x: torch.Tensor, transform: Any) -> torch.Tensor:
+    """`x` with an init transform applied (None: unchanged); see the module contract."""
+    if transform is None:
+        return x
+    if transform not in TRANSFORMS:
+        raise ValueError(f"unknown init transform {transform!r}; expected one of {TRANSFORMS}")
+    if transform == "sign":
+        return torch.where(x >= 0, 1.0, -1.0).to(x.dtype)
+    need = 1 if transform == "softmax" else 2
+    if x.dim() < need:
+        raise ValueError(f"init transform {transform!r} needs rank >= {need}, got shape "
+                         f"{tuple(x.shape)}")
+    if transform == "softmax":
+        return torch.softmax(x, dim=-1)
+    if transform == "tril":
+        return torch.tril(x)
+    if transform == "triu":
+        return torch.triu(x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"init transform 'symmetric' needs square matrices, got shape "
+                         f"{tuple(x.shape)}")
+    return (x + x.transpose(-1, -2)) / 2
 
 
 def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float,
@@ -61,23 +97,38 @@ def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float,
     return worst <= 1.0, worst
 
 
+def _c_div(a: Any, b: Any, text: str, mod: bool) -> Any:
+    """C's / and % (truncation toward zero); a float operand makes / a float division."""
+    if b == 0:
+        raise ValueError(f"division by zero in '{text}'")
+    if isinstance(a, float) or isinstance(b, float):
+        if mod:
+            raise ValueError(f"% needs integers in '{text}'")
+        return a / b
+    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+    return a - b * q if mod else q
+
+
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-           ast.Mult: lambda a, b: a * b, ast.Mod: lambda a, b: a % b,
-           ast.Div: lambda a, b: int(a / b), ast.FloorDiv: lambda a, b: a // b}
+           ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b}
 _CALLS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
 
 
-def eval_size_expr(text: str, sizes: Mapping[str, int]) -> int:
-    """A spec size expression's value at `sizes` (ValueError names the unknown size)."""
-    def ev(node: ast.AST) -> int:
+def eval_size_expr(text: str, sizes: Mapping[str, Any]) -> Any:
+    """A spec expression's value at `sizes` (ValueError names the unknown size)."""
+    def ev(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
             return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in sizes:
                 raise ValueError(f"unknown size '{node.id}' in '{text}'")
-            return int(sizes[node.id])
+            value = sizes[node.id]
+            return value if isinstance(value, float) else int(value)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mod)):
+            return _c_div(ev(node.left), ev(node.right), text, isinstance(node.op, ast.Mod))
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             return _BINOPS[type(node.op)](ev(node.left), ev(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -86,7 +137,11 @@ def eval_size_expr(text: str, sizes: Mapping[str, int]) -> int:
                 node.func.id in _CALLS:
             return _CALLS[node.func.id](*[ev(a) for a in node.args])
         raise ValueError(f"unsupported expression '{text}'")
-    return ev(ast.parse(text, mode="eval"))
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ValueError(f"cannot parse expression '{text}': {exc}") from exc
+    return ev(tree)
 
 
 def shape_of(dims: Sequence[str], sizes: Mapping[str, int]) -> Tuple[int, ...]:

@@ -1,6 +1,6 @@
 // kernelbench/level1/100_HingeLoss
-// Example solution (the kernels of the hand-made level1/100_HingeLoss twin; the targets are used as
-// given, not as signs), two kernels:
+// Example solution (the kernels of the hand-made level1/100_HingeLoss twin; the targets, +-1 by
+// the spec's "sign" transform, are used as given, not assumed to be signs), two kernels:
 //   hingeloss_partial: 1024 blocks x 256 threads, grid-stride over the batch_size * predictions_d1
 //   elements (64-bit indices), fp32 per-thread sums of max(1 - p * t, 0), block sum ->
 //   part[blockIdx.x]

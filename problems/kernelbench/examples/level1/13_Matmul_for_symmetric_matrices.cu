@@ -1,6 +1,7 @@
 // kernelbench/level1/13_Matmul_for_symmetric_matrices example solution, the kernels of problems/level1/13_Matmul_for_symmetric_matrices
 // (renamed to KernelBench's tensor and size names).
-// The judge draws A and B without symmetry (plain uniform), so unlike the twin this reads both operands as stored (a general GEMM).
+// The judge draws A and B symmetric (init transform "symmetric"), but this reads both operands as
+// stored (a general GEMM, correct for any inputs), unlike the twin's symmetric load.
 // Method: a generic tiled GEMM (the twin's symmetric load mode 2 is kept but unused).
 // A shared-memory tiled fp32 GEMM: each 256-thread block computes a 64 x 64 tile of C, stepping
 // through K in slices of 16; each thread accumulates a 4 x 4 register block in fp32 (FMA).

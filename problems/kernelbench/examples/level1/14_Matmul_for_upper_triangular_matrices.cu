@@ -1,7 +1,7 @@
 // kernelbench/level1/14_Matmul_for_upper_triangular_matrices example solution, the GEMM of
 // problems/level1/2_Standard_matrix_multiplication_ with a mask: out = triu(A @ B). The judge
-// draws A and B as general matrices (not triangular), so the full product is computed; only
-// tiles wholly below the diagonal are skipped (written as zeros).
+// draws A and B upper triangular (init transform "triu"), but the full product is computed
+// (correct for any inputs); only tiles wholly below the diagonal are skipped (written as zeros).
 // A shared-memory tiled fp32 GEMM: each 256-thread block computes a 64 x 64 tile of C, stepping
 // through K in slices of 16; each thread accumulates a 4 x 4 register block in fp32 (FMA).
 // Every global load is bounds-checked, so any sizes work (tails zero-filled).

@@ -6,8 +6,9 @@
 //   loss_final: one block sums the 1024 partials and divides by batch_size.
 // out = F.kl_div(log(predictions), targets, reduction='batchmean')
 //     = sum over every element of xlogy(t, t) - t * log(p), divided by batch_size.
-// The inputs are used as given (KernelBench softmaxes them in get_inputs; the spec draws them
-// uniform in [0, 1)), so nothing assumes that rows sum to 1.
+// The inputs are used as given: the spec softmaxes them as KernelBench's get_inputs does (init
+// transform "softmax", so every p > 0 and log(p) is finite), but nothing assumes that rows sum
+// to 1; a target of 0 contributes 0 (xlogy).
 /* kjudge-plan
 scratch part : f32[1024];
 kl_partial<<<1024, 256>>>(predictions, targets, part, batch_size, predictions_d1);

@@ -1,13 +1,14 @@
 // kernelbench level3/43_MinGPTCausalAttention example solution (n_head = 8, dropout p = 0):
-// c_attn Linear into scratch qkv [B, T, 3C]; scores [B, nh, T, T] masked where the `bias`
-// buffer is 0 (read as given: the judge initialises buffers); row softmax; att @ v re-assembled
+// c_attn Linear into scratch qkv [B, T, 3C]; scores [B, nh, T, T] causally masked (the module's
+// `bias` buffer is tril(ones), a structural constant it keeps: computed here as j <= t); row
+// softmax; att @ v re-assembled
 // as [B, T, C]; c_proj Linear into out. Naive one-thread-per-output kernels throughout.
 /* kjudge-plan
 scratch qkv : f32[batch_size * seq_len * c_attn_weight_d0];
 scratch att : f32[batch_size * 8 * seq_len * seq_len];
 scratch y : f32[batch_size * seq_len * n_embd];
 linear<<<min(cdiv(batch_size * seq_len * c_attn_weight_d0, 256), 65535), 256>>>(x, c_attn_weight, c_attn_bias, qkv, batch_size * seq_len, c_attn_weight_d0, n_embd, 0);
-att_scores<<<min(cdiv(batch_size * 8 * seq_len * seq_len, 256), 65535), 256>>>(qkv, bias, att, batch_size, seq_len, n_embd, 8, max_seqlen, 0);
+att_scores<<<min(cdiv(batch_size * 8 * seq_len * seq_len, 256), 65535), 256>>>(qkv, att, batch_size, seq_len, n_embd, 8, 0);
 softmax_rows<<<min(cdiv(batch_size * 8 * seq_len, 256), 65535), 256>>>(att, batch_size * 8 * seq_len, seq_len);
 att_v<<<min(cdiv(batch_size * seq_len * n_embd, 256), 65535), 256>>>(att, qkv, y, batch_size, seq_len, n_embd, 8);
 linear<<<min(cdiv(batch_size * seq_len * n_embd, 256), 65535), 256>>>(y, c_proj_weight, c_proj_bias, out, batch_size * seq_len, n_embd, n_embd, 0);
@@ -32,12 +33,12 @@ extern "C" __global__ void linear(const float* __restrict__ X, const float* __re
 }
 
 // Attention over qkv = c_attn(x) laid out [B, T, 3C] (q | k | v, head h at columns h*hs..).
-// S[b, h, t, j] = (q_t . k_j) / sqrt(hs) where mask[t * MS + j] != 0 (the module's `bias`
-// buffer, [1, 1, MS, MS], read as given), else -inf; with `relu`, ReLU(S) instead (-inf -> 0).
+// S[b, h, t, j] = (q_t . k_j) / sqrt(hs) where j <= t (the module's causal `bias` buffer,
+// tril(ones): a structural constant the kernel computes, not an input), else -inf; with `relu`,
+// ReLU(S) instead (-inf -> 0).
 // One thread per score; the dot product accumulates in double (a softmax amplifies logit errors).
-extern "C" __global__ void att_scores(const float* __restrict__ qkv, const float* __restrict__ mask,
-                                      float* __restrict__ S, long long Bn, int T, int C, int NH,
-                                      int MS, int relu) {
+extern "C" __global__ void att_scores(const float* __restrict__ qkv, float* __restrict__ S,
+                                      long long Bn, int T, int C, int NH, int relu) {
   const int hs = C / NH;
   const float scale = 1.0f / sqrtf((float)hs);
   const long long total = Bn * NH * T * T;
@@ -52,7 +53,7 @@ extern "C" __global__ void att_scores(const float* __restrict__ qkv, const float
     double acc = 0.0;
     for (int d = 0; d < hs; ++d) acc += (double)q[d] * (double)k[d];
     float s = (float)(acc * (double)scale);
-    if (mask[(long long)t * MS + j] == 0.0f) s = __int_as_float(0xff800000);  // -inf
+    if (j > t) s = __int_as_float(0xff800000);  // -inf: causal
     if (relu) s = s > 0.0f ? s : 0.0f;
     S[i] = s;
   }

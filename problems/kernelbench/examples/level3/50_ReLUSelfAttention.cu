@@ -1,12 +1,13 @@
 // kernelbench level3/50_ReLUSelfAttention example solution (n_head = 12, T = max_seqlen):
-// c_attn Linear into scratch qkv [B, T, 3C]; scores [B, nh, T, T] masked where the `bias`
-// buffer is 0 (read as given), then ReLU instead of softmax; att @ v re-assembled as [B, T, C]
+// c_attn Linear into scratch qkv [B, T, 3C]; scores [B, nh, T, T] causally masked (the module's
+// `bias` buffer is tril(ones), kept by the module: computed here as j <= t), then ReLU instead
+// of softmax; att @ v re-assembled as [B, T, C]
 // straight into out (this module's forward has no c_proj). Naive one-thread-per-output kernels.
 /* kjudge-plan
 scratch qkv : f32[batch_size * max_seqlen * c_attn_weight_d0];
 scratch att : f32[batch_size * 12 * max_seqlen * max_seqlen];
 linear<<<min(cdiv(batch_size * max_seqlen * c_attn_weight_d0, 256), 65535), 256>>>(x, c_attn_weight, c_attn_bias, qkv, batch_size * max_seqlen, c_attn_weight_d0, n_embd, 0);
-att_scores<<<min(cdiv(batch_size * 12 * max_seqlen * max_seqlen, 256), 65535), 256>>>(qkv, bias, att, batch_size, max_seqlen, n_embd, 12, max_seqlen, 1);
+att_scores<<<min(cdiv(batch_size * 12 * max_seqlen * max_seqlen, 256), 65535), 256>>>(qkv, att, batch_size, max_seqlen, n_embd, 12, 1);
 att_v<<<min(cdiv(batch_size * max_seqlen * n_embd, 256), 65535), 256>>>(att, qkv, out, batch_size, max_seqlen, n_embd, 12);
 */
 // Y[M, N] = X[M, K] @ W[N, K]^T + bias[N], then ReLU when `relu` != 0: one thread per output
@@ -29,12 +30,12 @@ extern "C" __global__ void linear(const float* __restrict__ X, const float* __re
 }
 
 // Attention over qkv = c_attn(x) laid out [B, T, 3C] (q | k | v, head h at columns h*hs..).
-// S[b, h, t, j] = (q_t . k_j) / sqrt(hs) where mask[t * MS + j] != 0 (the module's `bias`
-// buffer, [1, 1, MS, MS], read as given), else -inf; with `relu`, ReLU(S) instead (-inf -> 0).
+// S[b, h, t, j] = (q_t . k_j) / sqrt(hs) where j <= t (the module's causal `bias` buffer,
+// tril(ones): a structural constant the kernel computes, not an input), else -inf; with `relu`,
+// ReLU(S) instead (-inf -> 0).
 // One thread per score; the dot product accumulates in double (a softmax amplifies logit errors).
-extern "C" __global__ void att_scores(const float* __restrict__ qkv, const float* __restrict__ mask,
-                                      float* __restrict__ S, long long Bn, int T, int C, int NH,
-                                      int MS, int relu) {
+extern "C" __global__ void att_scores(const float* __restrict__ qkv, float* __restrict__ S,
+                                      long long Bn, int T, int C, int NH, int relu) {
   const int hs = C / NH;
   const float scale = 1.0f / sqrtf((float)hs);
   const long long total = Bn * NH * T * T;
@@ -49,7 +50,7 @@ extern "C" __global__ void att_scores(const float* __restrict__ qkv, const float
     double acc = 0.0;
     for (int d = 0; d < hs; ++d) acc += (double)q[d] * (double)k[d];
     float s = (float)(acc * (double)scale);
-    if (mask[(long long)t * MS + j] == 0.0f) s = __int_as_float(0xff800000);  // -inf
+    if (j > t) s = __int_as_float(0xff800000);  // -inf: causal
     if (relu) s = s > 0.0f ? s : 0.0f;
     S[i] = s;
   }
