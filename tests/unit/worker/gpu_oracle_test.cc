@@ -21,6 +21,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/sha256.h"
 #include "tests/unit/worker/test_problem.h"
 #include "worker/gpu/device_buffer.h"
 #include "worker/gpu/job_setup.h"
@@ -31,8 +32,10 @@ namespace kjudge::runner {
 
 // A job in gpu_test.cc's runner environment (one per test binary) with `keeper` as its oracle
 // and `compile_keeper` as its compile oracle (null: no torch_compile, as --no-torch-compile).
+// `cross_check`: as kjudge-runner --oracle-cross-check.
 v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeeper* keeper,
-                                    oracle::OracleKeeper* compile_keeper = nullptr);
+                                    oracle::OracleKeeper* compile_keeper = nullptr,
+                                    bool cross_check = false);
 
 namespace {
 
@@ -266,7 +269,8 @@ TEST(GpuOracle, TorchCompileIsTimedInTheCompileOracleByALaterJob) {
   const v1::RunSpec spec = ModuleRunSpec(Candidate("fmaxf(x[i], 0.0f)"));
   absl::StatusOr<JobSetup> setup = SetUpJob(spec);
   ASSERT_TRUE(setup.ok()) << setup.status();
-  const std::string key = spec.problem() + "|" + setup->spec.bench_shapes.at(0).Label();
+  const std::string key = spec.problem() + "|" + setup->spec.bench_shapes.at(0).Label() + "|" +
+                          Sha256Hex(spec.reference_module()).substr(0, 16);
   const v1::RunnerResult first = JudgeForOracleTest(spec, &Keeper(), &compile);
   EXPECT_EQ(first.result().verdict(), v1::CORRECT) << first.result().message();
   EXPECT_TRUE(HasBaseline(first, "torch_eager"));
@@ -299,6 +303,44 @@ TEST(GpuOracle, ModuleProblemWithoutAnOracleIsInternalError) {
       JudgeForOracleTest(ModuleRunSpec(Candidate("fmaxf(x[i], 0.0f)")), nullptr);
   EXPECT_EQ(r.result().verdict(), v1::INTERNAL_ERROR);
   EXPECT_THAT(r.result().message(), HasSubstr("this runner has no PyTorch oracle"));
+}
+
+// A problem with both references: reference.cu computing `body` for out[i].
+v1::RunSpec BothReferences(const std::string& body) {
+  v1::RunSpec spec = ModuleRunSpec(Candidate("fmaxf(x[i], 0.0f)"));
+  std::string toml = kModuleSpec;
+  const std::string module_line = "[reference]\nmodule = \"reference.py\"\n";
+  const size_t at = toml.find(module_line);
+  EXPECT_NE(at, std::string::npos);
+  toml.replace(at, module_line.size(),
+               "[reference]\nsource = \"reference.cu\"\nplan = \"\"\"relu_ref<<<cdiv(batch_size * "
+               "dim, 256), 256>>>(x, out, batch_size * dim);\"\"\"\nmodule = \"reference.py\"\n");
+  spec.set_spec_toml(toml);
+  spec.set_reference_source(
+      "extern \"C\" __global__ void relu_ref(const float* x, float* out, long long n) {\n"
+      "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = " + body + ";\n}\n");
+  return spec;
+}
+
+// --oracle-cross-check: reference.cu that agrees with reference.py passes (and torch_eager is
+// timed beside "reference": every problem with reference.py gets it); one wrong where x < -1
+// fails the job, naming the disagreement. Without the flag that wrong reference.cu is the
+// judge's truth and the correct candidate is WRONG_ANSWER: the check is what catches it.
+TEST(GpuOracle, CrossCheckComparesReferenceCuWithTheOracle) {
+  SKIP_WITHOUT_MODULE_JOBS();
+  const v1::RunnerResult agree =
+      JudgeForOracleTest(BothReferences("fmaxf(x[i], 0.0f)"), &Keeper(), nullptr, true);
+  EXPECT_EQ(agree.result().verdict(), v1::CORRECT) << agree.result().message();
+  EXPECT_TRUE(HasBaseline(agree, "reference"));
+  EXPECT_TRUE(HasBaseline(agree, "torch_eager"));
+  const std::string wrong_body = "x[i] < -1.0f ? -x[i] : fmaxf(x[i], 0.0f)";
+  const v1::RunnerResult disagree =
+      JudgeForOracleTest(BothReferences(wrong_body), &Keeper(), nullptr, true);
+  EXPECT_EQ(disagree.result().verdict(), v1::INTERNAL_ERROR) << disagree.result().message();
+  EXPECT_THAT(disagree.result().message(), HasSubstr("reference.cu disagrees with the PyTorch oracle"));
+  const v1::RunnerResult unchecked = JudgeForOracleTest(BothReferences(wrong_body), &Keeper());
+  EXPECT_EQ(unchecked.result().verdict(), v1::WRONG_ANSWER) << unchecked.result().message();
 }
 
 }  // namespace

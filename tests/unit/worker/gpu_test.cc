@@ -97,10 +97,11 @@ v1::RunnerResult Judge(const v1::RunSpec& spec, bool* sticky = nullptr) {
 }  // namespace
 
 v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeeper* keeper,
-                                    oracle::OracleKeeper* compile_keeper) {
+                                    oracle::OracleKeeper* compile_keeper, bool cross_check) {
   RunnerEnv env = Env::Get().Runner();
   env.oracle = keeper;
   env.compile_oracle = compile_keeper;
+  env.oracle_cross_check = cross_check;
   VerdictProtocol protocol(env, spec, [](v1::Stage, int, int) {});
   return protocol.Run();
 }
