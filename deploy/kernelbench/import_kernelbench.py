@@ -712,21 +712,26 @@ def try_test_shape(source: str, filename: str, level: int, bench: ShapeRun,
 def gpu_only_test_shapes(source: str, filename: str, bench: ShapeRun,
                          ladders: List[List[Dict[str, int]]],
                          state: Dict[str, Any]) -> List[ShapeRun]:
-    """Fallback when every candidate was only too big or too slow for the CPU (level3/1_MLP:
-    16384 x 16384 weights are not sizes the module lets us shrink; VGG16 at batch 1): the
-    smallest rung of each ladder, analysed on the meta device only, when its tensors keep the
-    bench shape's structure. The float64-vs-float32 check these shapes did not get here is
-    worker/oracle/check_problems.py's on a GPU host (mark_gpu_only says so in problem.toml).
-    Returns [] when any reason was not about size (a real failure stays a skip)."""
-    if not state["reasons"] or not all(SIZE_REASON.search(r) for r in state["reasons"]):
+    """Fallback when no candidate qualified and some were only too big or too slow for the CPU
+    (level3/1_MLP: 16384 x 16384 weights no global shrinks; VGG16 at batch 1; Swin at its only
+    image size): per ladder, the first rung that failed for size alone (a ladder never tried,
+    because an earlier one was already too big: its first rung), analysed on the meta device
+    only, when its tensors keep the bench shape's structure. The float64-vs-float32 check these
+    shapes did not get here is worker/oracle/check_problems.py's on a GPU host (mark_gpu_only
+    says so in problem.toml). Returns [] when no candidate failed for size."""
+    reasons = state["reasons"]
+    size_failed = [r for r in reasons if SIZE_REASON.search(r)]
+    if not size_failed:
         return []
     runs: List[ShapeRun] = []
     for ladder in ladders:
-        overrides = ladder[0]
-        if any(overrides == r.overrides for r in runs):
+        tried = [o for o in ladder if any(r.startswith(f"{o}: ") for r in reasons)]
+        pick = next((o for o in ladder if any(r.startswith(f"{o}: ") for r in size_failed)),
+                    None if tried else ladder[0])
+        if pick is None or any(pick == r.overrides for r in runs):
             continue
         try:
-            run = analyse_shape(source, filename, overrides)
+            run = analyse_shape(source, filename, pick)
         except SkipProblem:
             continue
         if _same_structure(run, bench) and all(
