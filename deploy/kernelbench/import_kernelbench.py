@@ -624,9 +624,9 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
     # A stress shape for exp/normalisation problems: the first test shape, inputs x30.
     stress: Optional[ShapeRun] = None
     forward_src = _forward_source(source)
-    if not gpu_only and STRESS.search(forward_src) and any(i.init and i.init.get("scalable", True) and
-                                          i.dtype.startswith("f") for i in
-                                          (infos[t.name] for t in bench.inputs)):
+    if not gpu_only and STRESS.search(forward_src) and any(  # stress needs a CPU run
+            i.init and i.init.get("scalable", True) and i.dtype.startswith("f")
+            for i in (infos[t.name] for t in bench.inputs)):
         candidate = tests[-1] if len(tests) > 1 else tests[0]
         for scale in (30.0, 10.0):
             ok, _, error = check_numerics(source, filename, candidate, infos, tol, scale)

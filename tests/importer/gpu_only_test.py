@@ -5,6 +5,7 @@ fixtures_gpu_only: a 6000 x 6000 weight no global shrinks) is imported, not skip
 "skip" (not passed, not failed) without a GPU, and checks it in float32 vs float64 with one.
 CPU only in CI; needs torch (exit 77 = SKIP without).
 """
+import importlib.util
 import json
 import subprocess
 import sys
@@ -17,9 +18,7 @@ FIXTURES = ROOT / "tests" / "importer" / "fixtures_gpu_only"
 IMPORTER = ROOT / "deploy" / "kernelbench" / "import_kernelbench.py"
 CHECKER = ROOT / "worker" / "oracle" / "check_problems.py"
 
-try:
-    import torch
-except ImportError:
+if importlib.util.find_spec("torch") is None:  # the importer runs with this interpreter
     print(f"SKIP: {sys.executable} has no torch (install python3-torch; CMake variable "
           "KJUDGE_TORCH_PYTHON picks the interpreter)")
     sys.exit(77)
