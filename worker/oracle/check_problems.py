@@ -11,9 +11,13 @@ A module problem is a folder whose problem.toml has [reference] module = "...". 
   2. on a GPU (when torch.cuda.is_available(), unless --no-gpu): the bench shape runs once in
      float32 and once in the declared bench precision (bench_precision, else precision) without
      running out of memory (peak memory reported).
+A problem flagged `# gpu-only-check:` by the importer (its test shapes are too big for a CPU in
+float64, e.g. level3/1_MLP's 16384 x 16384 weights) gets check 1 on the GPU instead (TF32 off,
+so float32 means float32); without a GPU it is reported as "skip", not as passed.
 Prints one line per problem and a summary; --json FILE writes every result. Exit status: 0 when
 every problem passed, 1 when any failed, 2 on bad usage or no module problem under DIR.
-CPU only, it never needs a GPU; on a GPU host run it after the importer to check all 250.
+It never needs a GPU (GPU-only problems are then "skip"); on a GPU host run it after the
+importer to check all 250. Exit status 1 needs a failure: a skip is not one.
 """
 from __future__ import annotations
 
@@ -68,13 +72,22 @@ def _inputs(spec: Dict[str, Any], sizes: Dict[str, int], scale: float, device: A
     return forward, state
 
 
-def check_test_shape(spec, source, filename, shape) -> float:
+GPU_ONLY_MARK = "# gpu-only-check:"  # written by deploy/kernelbench/import_kernelbench.py
+
+
+def is_gpu_only(problem_dir: Path) -> bool:
+    """True when the importer could not run the test shapes on the CPU (mark_gpu_only)."""
+    text = (problem_dir / "problem.toml").read_text()
+    return any(line.startswith(GPU_ONLY_MARK) for line in text.splitlines())
+
+
+def check_test_shape(spec, source, filename, shape, device: str = "cpu") -> float:
     sizes = sizes_of(shape)
     scale = float(shape.get("input_scale", 1.0))
     module = spec["module"]
     overrides = {g: sizes[g] for g in module.get("globals", [])}
-    mp = ModuleProblem(source, filename, overrides)
-    forward, state = _inputs(spec, sizes, scale, "cpu", seed=7)
+    mp = ModuleProblem(source, filename, overrides, device=torch.device(device))
+    forward, state = _inputs(spec, sizes, scale, device, seed=7)
     precision = TORCH_DTYPES[module.get("precision", "f64")]
     ref = mp.run(forward, state, precision)
     got = mp.run(forward, state, torch.float32)
@@ -135,9 +148,18 @@ def check_problem(problem_dir: Path, root: Path, use_gpu: bool) -> Dict[str, Any
         entry["problem"] = spec.get("name", name)
         source = (problem_dir / spec["reference"]["module"]).read_text()
         filename = f"{spec.get('name', name)}/{spec['reference']['module']}"
+        entry["gpu_only"] = is_gpu_only(problem_dir)
+        if entry["gpu_only"] and not use_gpu:
+            entry["skip"] = "GPU-only check: test shapes too big for the CPU; run on a GPU host"
+            entry["seconds"] = round(time.time() - started, 2)
+            return entry
+        device = "cuda" if entry["gpu_only"] else "cpu"
         for shape in spec["test_shapes"]:
-            entry["worst"] = max(entry["worst"], check_test_shape(spec, source, filename, shape))
+            entry["worst"] = max(entry["worst"],
+                                 check_test_shape(spec, source, filename, shape, device))
             entry["shapes"] += 1
+            if device == "cuda":
+                torch.cuda.empty_cache()
         if use_gpu:
             entry["gpu"] = check_bench_gpu(spec, source, filename)
             bad = [k for k, v in entry["gpu"].items() if not v["ok"]]
@@ -189,6 +211,9 @@ def main(argv: Sequence[str]) -> int:
               file=sys.stderr)
         return 2
     use_gpu = torch.cuda.is_available() and not args.no_gpu
+    if use_gpu:  # float32 means float32: TF32 would fail honest tolerances (GPU-only checks)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     print(f"{'problem':70} {'result':6} {'shapes':>6} {'worst':>7} {'s':>6}  gpu/error")
     results = []
     for p in problems:
@@ -196,14 +221,19 @@ def main(argv: Sequence[str]) -> int:
         results.append(r)
         gpu = " ".join(f"{k}:{'ok' if v['ok'] else 'FAIL'}"
                        f"({v.get('peak_gb', '-')} GB)" for k, v in r.get("gpu", {}).items())
-        print(f"{r['problem'][:70]:70} {'ok' if r['ok'] else 'FAIL':6} {r['shapes']:6d} "
-              f"{r['worst']:7.3f} {r['seconds']:6.1f}  {r.get('error', gpu)}", flush=True)
-    failed = [r for r in results if not r["ok"]]
-    print(f"\n{len(results) - len(failed)} passed, {len(failed)} failed of {len(results)} "
-          f"module problems ({'with' if use_gpu else 'without'} the GPU bench check)")
+        verdict = "skip" if "skip" in r else "ok" if r["ok"] else "FAIL"
+        print(f"{r['problem'][:70]:70} {verdict:6} {r['shapes']:6d} "
+              f"{r['worst']:7.3f} {r['seconds']:6.1f}  {r.get('error', r.get('skip', gpu))}",
+              flush=True)
+    skipped = [r for r in results if "skip" in r]
+    failed = [r for r in results if not r["ok"] and "skip" not in r]
+    passed = len(results) - len(failed) - len(skipped)
+    print(f"\n{passed} passed, {len(failed)} failed, {len(skipped)} skipped (GPU-only checks, "
+          f"no GPU) of {len(results)} module problems "
+          f"({'with' if use_gpu else 'without'} the GPU bench check)")
     if args.json:
-        args.json.write_text(json.dumps({"passed": len(results) - len(failed),
-                                         "failed": len(failed), "gpu": use_gpu,
+        args.json.write_text(json.dumps({"passed": passed, "failed": len(failed),
+                                         "skipped": len(skipped), "gpu": use_gpu,
                                          "problems": results}, indent=1))
     return 1 if failed else 0
 
