@@ -371,6 +371,12 @@ class GatedCompileTest(OracleCase):
                          "compiling")
         self.open_gate("a|s")
         self.compile_until("b|s", "ready")
+        # The identical load again (a judge re-sending one that went unanswered) keeps the
+        # entry and its compile; a different load of the key replaces both.
+        self.ok(self.oracle.request(load_request("b|s", ELEMENTWISE, sizes, ["x"], ["y"],
+                                                 name="test/fast")))
+        self.assertEqual(self.ok(self.oracle.request({"op": "compile", "key": "b|s"}))["state"],
+                         "ready")
         self.ok(self.bench_open("b|s", "compile", x, y))
         self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
         self.ok(self.oracle.request({"op": "bench_close"}))

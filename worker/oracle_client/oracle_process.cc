@@ -315,6 +315,29 @@ absl::StatusOr<OracleHello> OracleProcess::AwaitHello() {
   return hello_;
 }
 
+bool OracleProcess::HelloArrived() {
+  if (hello_read_) return true;
+  pollfd p{socket_.get(), POLLIN, 0};
+  return poll(&p, 1, 0) > 0;
+}
+
+absl::Status OracleProcess::DrainLateReplies(const std::string& op, bool wait) {
+  while (late_replies_ > 0) {
+    if (!wait) {
+      pollfd p{socket_.get(), POLLIN, 0};
+      if (poll(&p, 1, 0) <= 0) {
+        return absl::DeadlineExceededError(options_.name + ", op '" + op +
+                                           "': busy (an earlier request is still unanswered)");
+      }
+    }
+    --late_replies_;
+    // The late reply's own outcome was reported as "busy" already; only a broken stream counts.
+    absl::StatusOr<nlohmann::json> late = Receive(op, options_.request_timeout);
+    if (!late.ok() && !alive_) return late.status();
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<nlohmann::json> OracleProcess::Request(const nlohmann::json& request,
                                                       const std::vector<int>& fds) {
   const std::string op = StringField(request, "op", "?");
@@ -323,7 +346,18 @@ absl::StatusOr<nlohmann::json> OracleProcess::Request(const nlohmann::json& requ
     absl::StatusOr<OracleHello> hello = AwaitHello();
     if (!hello.ok()) return hello.status();
   }
+  const bool impatient = options_.patience.count() > 0 && (op == "load" || op == "compile");
+  if (absl::Status s = DrainLateReplies(op, !impatient); !s.ok()) return s;
   if (absl::Status s = Send(op, request.dump(), fds); !s.ok()) return s;
+  if (impatient) {
+    pollfd p{socket_.get(), POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(options_.patience.count())) <= 0) {
+      ++late_replies_;
+      return absl::DeadlineExceededError(options_.name + ", op '" + op + "': busy (no reply within " +
+                                         std::to_string(options_.patience.count()) +
+                                         " ms; a compile holds it); not waited for");
+    }
+  }
   return Receive(op, options_.request_timeout);
 }
 
@@ -442,6 +476,11 @@ void OracleKeeper::Disable(std::string why) {
 
 absl::StatusOr<OracleProcess*> OracleKeeper::Get() {
   Begin();   // no-ops for a keeper begun at start-up; the first need of a lazy one
+  if (!finished_ && options_.patience.count() > 0 && process_ != nullptr &&
+      !process_->HelloArrived()) {
+    return absl::DeadlineExceededError(options_.name +
+                                       " is still starting (torch imports); not waited for");
+  }
   Finish();
   if (!available()) {
     return absl::FailedPreconditionError("this runner has no " + options_.name + ": " + why_not_);

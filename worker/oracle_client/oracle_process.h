@@ -50,6 +50,12 @@ struct OracleOptions {
   std::chrono::milliseconds request_timeout{120000};
   std::string stderr_path;  // "": the oracle's stdout and stderr go to ours (the judge's log)
   std::vector<std::string> env;  // "NAME=value" added to PATH, HOME and PYTHONPATH
+  // 0: every request waits for its reply (up to request_timeout). Else `load` and `compile`
+  // wait at most this long, and a keeper's lazy start does not wait for the hello at all: an
+  // oracle whose interpreter is held by a background compile (Triton's compiler keeps Python's
+  // GIL for seconds) answers DeadlineExceeded "busy" at once instead of stalling a job. The
+  // late reply is discarded when it comes; until then every such request is "busy" too.
+  std::chrono::milliseconds patience{0};
 };
 
 struct OracleHello {
@@ -113,6 +119,8 @@ class OracleProcess {
   absl::StatusOr<OracleHello> AwaitHello();
   bool alive() const { return alive_; }
   pid_t pid() const { return pid_; }
+  // True once the hello was read or is waiting on the socket (never blocks).
+  bool HelloArrived();
 
   absl::StatusOr<nlohmann::json> Request(const nlohmann::json& request,
                                          const std::vector<int>& fds = {});
@@ -145,6 +153,10 @@ class OracleProcess {
   bool alive_ = true;
   bool hello_read_ = false;
   OracleHello hello_;
+  int late_replies_ = 0;  // replies of impatient requests (options_.patience) not yet read
+  // Reads the late replies: all of them, waiting (`wait`), or those already here (else
+  // DeadlineExceeded "busy").
+  absl::Status DrainLateReplies(const std::string& op, bool wait);
 };
 
 // OracleKeeper: one oracle of the runner across jobs. The runner has two (worker/judge/main.cc):

@@ -162,6 +162,8 @@ TEST(GpuUtilities, InputTransformsShapeTheDraw) {
   init.a = -1.0;
   ASSERT_TRUE(env.utilities->FillRandom(plain.get(), DType::kF32, n, 5, 2, init, s).ok());
   std::vector<float> p(n);
+  // The runner's stream does not synchronise with cudaMemcpy's (the legacy default stream).
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(p.data(), plain.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
   using T = InitSpec::Transform;
   for (T t : {T::kSoftmax, T::kTril, T::kTriu, T::kSymmetric, T::kSign}) {
@@ -173,6 +175,7 @@ TEST(GpuUtilities, InputTransformsShapeTheDraw) {
     }
     EXPECT_EQ(*env.utilities->DifferingBytes(x.get(), again.get(), x.size(), s), 0u);
     std::vector<float> v(n);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(v.data(), x.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
     for (int64_t m = 0; m < kMats; ++m) {
       for (int64_t r = 0; r < kSide; ++r) {
@@ -258,6 +261,7 @@ role = "out")"}}) {
   ASSERT_TRUE(set.ok()) << set.status();
   cudaStream_t s = env.stream->get();
   ASSERT_TRUE(set->GenerateInputs(*env.utilities, 3, s).ok());
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   std::vector<float> x(2 * 5 * 7);
   ASSERT_EQ(cudaMemcpy(x.data(), set->pointers().at("X"), x.size() * 4, cudaMemcpyDeviceToHost),
             cudaSuccess);

@@ -303,6 +303,34 @@ TEST(OracleClient, AnErrorReplyNamesTheFileAndTheOracleServesOn) {
   EXPECT_TRUE((*oracle)->Load(LoadOf(ModuleSource(kScaledRelu), "good|k")).ok());
 }
 
+// OracleOptions::patience (the compile oracle's): a load that takes longer is "busy" at once,
+// the oracle lives on, a second impatient request is refused while the reply is due, and the
+// late reply is read and dropped by the next patient request (the load itself took effect).
+TEST(OracleClient, AnImpatientLoadIsBusyNotKilledAndItsLateReplyIsDropped) {
+  SKIP_WITHOUT_ORACLE();
+  OracleOptions o = Options();
+  o.patience = std::chrono::milliseconds(250);
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(o);
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  ASSERT_TRUE((*oracle)->AwaitHello().ok());
+  const std::string slow = "import time\ntime.sleep(1.5)\n" + ModuleSource(kScaledRelu);
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<double> loaded = (*oracle)->Load(LoadOf(slow, "slow|k"));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDeadlineExceeded) << loaded.status();
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("busy"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1200));
+  EXPECT_TRUE((*oracle)->alive());
+  absl::StatusOr<double> again = (*oracle)->Load(LoadOf(ModuleSource(kScaledRelu), "fast|k"));
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(std::string(again.status().message()), HasSubstr("still unanswered"));
+  Problem p;
+  absl::StatusOr<double> ran = (*oracle)->Run("slow|k", "f64", "host", p.Tensors());
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_NEAR(p.out.data[0], p.Expected(0, 0), 1e-5);
+  EXPECT_TRUE((*oracle)->alive());
+}
+
 TEST(OracleClient, ARequestPastItsTimeoutKillsTheOracle) {
   SKIP_WITHOUT_ORACLE();
   absl::StatusOr<std::unique_ptr<OracleProcess>> oracle =

@@ -5,14 +5,16 @@ Contract:
     moves it to the tensors' device). It checks that the binding names every state_dict key of
     the module exactly once and that no spec tensor is bound twice; any failure is an OracleError
     naming the problem, its file and what is wrong.
-  * Problems is an LRU of CAPACITY entries keyed by K (the judge uses `problem|shape label`);
-    putting a key again replaces its entry (and drops that entry's compile job).
+  * Problems is an LRU of CAPACITY entries keyed by K (the judge uses `problem|shape
+    label|digest`); putting a key again replaces its entry (and drops that entry's compile job),
+    unless the load request was identical (then the old entry, and its compile, stay).
   * Entry.check_tensors(names, where) says which bound tensors a request lacks or which it has
     that the binding does not know.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
+import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -32,6 +34,7 @@ class Entry:
     parameters: List[Tuple[str, str]]   # (state_dict key, spec tensor)
     outputs: List[str]
     compile_job: Optional[Any] = field(default=None)  # compile_job.CompileJob once asked
+    signature: str = ""  # the load request's content: an identical load keeps this entry
 
     @property
     def where(self) -> str:
@@ -114,7 +117,10 @@ def parse_load(request: Dict[str, Any]) -> Entry:
         raise OracleError(f"{where}: 'parameters' must bind every parameter of the module once "
                           f"(buffers may be left to the module): missing {missing}, not in the "
                           f"module {unknown} (state_dict keys: {state})")
-    return Entry(key, name, filename, problem, forward, parameters, outputs)
+    signature = json.dumps({k: request.get(k) for k in
+                            ("problem", "filename", "source", "globals", "forward", "parameters",
+                             "outputs")}, sort_keys=True)
+    return Entry(key, name, filename, problem, forward, parameters, outputs, signature=signature)
 
 
 class Problems:
@@ -125,7 +131,11 @@ class Problems:
         self._entries: "OrderedDict[str, Entry]" = OrderedDict()
 
     def put(self, entry: Entry) -> None:
-        self._entries.pop(entry.key, None)
+        old = self._entries.pop(entry.key, None)
+        if old is not None and old.signature == entry.signature:
+            # The same module again (a judge whose earlier load went unanswered while a compile
+            # held this process re-sends it): keep the entry and its compile, not restart it.
+            entry = old
         self._entries[entry.key] = entry
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
