@@ -570,7 +570,10 @@ absl::Status DeviceUtilities::ApplyTransform(void* ptr, DType dtype, int64_t cou
   long long c = cols;
   int upper = transform == InitSpec::Transform::kTriu ? 1 : 0;
   constexpr unsigned int kThreads = 256;  // kj_softmax's reduction assumes exactly this
-  void* softmax_args[] = {&ptr, &r, &c};
+  // Softmax runs over every row of the tensor (count / cols of them, all leading dims), not
+  // only the `rows` of one matrix: a [batch, heads, dim] input has batch * heads rows.
+  long long softmax_rows = count / cols;
+  void* softmax_args[] = {&ptr, &softmax_rows, &c};
   void* triangle_args[] = {&ptr, &n, &r, &c, &upper};
   void* symmetric_args[] = {&ptr, &n, &c};
   void* sign_args[] = {&ptr, &n};
