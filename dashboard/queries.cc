@@ -293,10 +293,9 @@ absl::StatusOr<RunStats> Queries::Run(const std::map<std::string, std::string>& 
   if (!results.ok()) return results.status();
   RunStats run;
   run.tags = tags;
-  run.stats = server::ComputeStats(*results, baseline, library);
   std::vector<double> ps;
   for (int i = 0; i <= 40; ++i) ps.push_back(i * 0.05);
-  run.curve = server::FastPCurve(*results, baseline, library, ps);
+  run.stats = server::ComputeStats(*results, baseline, library, ps, &run.curve);
   return run;
 }
 

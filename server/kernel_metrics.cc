@@ -248,7 +248,8 @@ const std::vector<std::string>& LibraryOf(const LibraryNames& library, const std
 }  // namespace
 
 v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::string& baseline,
-                       const LibraryNames& library) {
+                       const LibraryNames& library, const std::vector<double>& curve_ps,
+                       std::vector<v1::FastP>* curve) {
   v1::Stats stats;
   stats.set_baseline(baseline.empty() ? kStrongestBaseline : baseline);
   stats.set_default_baseline(baseline.empty());
@@ -285,6 +286,7 @@ v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::stri
   stats.set_correctness_rate(n > 0 ? static_cast<double>(total.correct) / n : 0.0);
   stats.set_geomean_speedup(total.Geomean());
   total.FillFastP(stats.mutable_fast_p());
+  if (curve != nullptr) *curve = total.Curve(curve_ps);
   for (const auto& [verdict, count] : total.verdicts) (*stats.mutable_verdicts())[verdict] = count;
   if (baseline.empty() && any_eager) {
     *stats.mutable_kernelbench() = ComputeStats(results, kTorchEagerBaseline, library);
@@ -295,14 +297,9 @@ v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::stri
 
 std::vector<v1::FastP> FastPCurve(const std::vector<JudgedResult>& results, const std::string& baseline,
                                   const LibraryNames& library, const std::vector<double>& ps) {
-  Tally total;
-  for (const Row& row : GroupRows(results)) {
-    // The same denominator per row as ComputeStats, so the curve meets its fast_p entries.
-    const std::string denominator =
-        baseline.empty() ? ChooseDenominator(row.results, LibraryOf(library, row.problem)).baseline() : baseline;
-    for (const v1::JobResult* result : row.results) total.Add(*result, denominator);
-  }
-  return total.Curve(ps);
+  std::vector<v1::FastP> curve;
+  ComputeStats(results, baseline, library, ps, &curve);
+  return curve;
 }
 
 }  // namespace kjudge::server

@@ -69,8 +69,11 @@ struct JudgedResult {
 
 // Stats against `baseline`, or with "" each problem's (and GPU's) default denominator; one
 // Stats.problems row per problem and GPU either way.
+// With `curve`, also fast_p at each p of `curve_ps` over the same denominators (FastPCurve's
+// numbers, without a second pass over the results).
 v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::string& baseline,
-                       const LibraryNames& library);
+                       const LibraryNames& library, const std::vector<double>& curve_ps = {},
+                       std::vector<v1::FastP>* curve = nullptr);
 
 // fast_p at each p of `ps` (see the definitions above), in order, with the denominators
 // ComputeStats uses for the same arguments (baseline "": each problem's default): the fraction
