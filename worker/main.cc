@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
   int time_budget_ms = 2000;
   bool no_torch_compile = false;
   bool oracle_cross_check = false;
+  std::string torch_compile_cache;
 
   CLI::App app{"kjudge-worker: judges jobs from a kjudge-server on one GPU.\n"
                "Start one per GPU; it connects out to the server, so it may run on any host.\n"
@@ -164,6 +165,11 @@ int main(int argc, char** argv) {
                "the judge does not time torch.compile baselines of PyTorch problems (passed on "
                "as kjudge-runner --no-torch-compile). By default it does: a second oracle "
                "process compiles in the background and a later job of the problem times it");
+  app.add_option("--torch-compile-cache", torch_compile_cache,
+                 "a lasting torch.compile cache folder for the judge's compile oracle, e.g. one "
+                 "filled ahead by `python3 -m kjudge_oracle.warm_compile --cache DIR` (passed on "
+                 "as kjudge-runner --torch-compile-cache)")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--oracle-cross-check", oracle_cross_check,
                "check the catalog's two references: on problems with both reference.cu and "
                "reference.py the judge also runs the PyTorch oracle on every test shape and fails "
@@ -206,6 +212,10 @@ int main(int argc, char** argv) {
                                           "--time-budget-ms", std::to_string(time_budget_ms)};
   if (compile_only) runner_args.push_back("--compile-only");
   if (no_torch_compile) runner_args.push_back("--no-torch-compile");
+  if (!torch_compile_cache.empty()) {
+    runner_args.push_back("--torch-compile-cache");
+    runner_args.push_back(std::filesystem::absolute(torch_compile_cache).string());
+  }
   if (oracle_cross_check) runner_args.push_back("--oracle-cross-check");
   if (!arch.empty()) {
     runner_args.push_back("--arch");

@@ -33,6 +33,9 @@ How a problem is derived (docs/pytorch-problems.md section 5 has the frozen nami
     at every shape (level1/54: in_channels = kernel_size = 3) are told apart first: the size
     one is varied in an extra test shape, a structural one (kernel size, stride: constants an
     example may hard-code) only in a meta-run probe used for naming (naming_probes).
+  * Hand patches (hand_patches.py, each with its reason in the description): where the output
+    follows PyTorch's random stream or hidden state (level2/66's dropout, level3/35's h0/c0,
+    level3/33's hidden copy), the randomness or the state becomes an input tensor.
   * Skipped: modules whose output depends on dropout's random mask in training mode (a kernel
     cannot reproduce PyTorch's random stream); modules no test shape of which runs on the CPU
     for another reason than size. Where every candidate was only too big or too slow for the
@@ -61,6 +64,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "worker" / "oracle"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # hand_patches
 
 try:
     import torch
@@ -72,6 +76,7 @@ except ImportError:  # pragma: no cover - reported by main()
 if torch is not None:
     from kjudge_oracle.module_problem import ModuleProblem, ModuleProblemError, load_namespace
     from kjudge_oracle import spec_tools, torch_compat
+from hand_patches import HandPatchError, apply_hand_patches  # noqa: E402
 
 LEVELS = (1, 2, 3)
 EXAMPLE_LINE = ('example = "solution.cu"  # ours: problems/kernelbench/examples/level<L>/'
@@ -102,7 +107,11 @@ CPU_SECONDS = {1: 2.0, 2: 2.0, 3: 8.0}
 CPU_FLOPS = {1: 4e8, 2: 4e8, 3: 1e10}
 CPU_ELEMS = 3e7                          # elements of the largest op (inputs + outputs)     # f64 FLOPs above which a candidate is not even run
 F64_BENCH_LIMIT = 40e9                   # bytes: above this the bench shape runs in f32
-TOL_LADDER = [1e-4, 1e-3, 1e-2]
+TOL_LADDER = [1e-4, 1e-3, 1e-2, 2e-2, 5e-2]
+# Level 3's f32 errors can be heavy-tailed across draws (level3/48 Mamba2: exp of cumulative
+# sums; it passed at one seed with the 2x margin and missed at the checker's): the tolerance
+# must also hold on these draws (not timed: the CPU budget is the first draw's).
+EXTRA_SEEDS = {3: [5678, 9012]}
 # Problems whose exp/normalisation makes a large-magnitude stress shape meaningful.
 STRESS = re.compile(r"(softmax|logsumexp|log_softmax|_norm|norm\(|Norm\d?d?\(|cross_entropy|"
                     r"kl_div|mse|hinge|exp\(|smooth_l1|triplet|cosine)", re.IGNORECASE)
@@ -122,9 +131,10 @@ def rearrange(x, pattern, **axes):
 '''
 
 
-def fix_source(source: str) -> Tuple[str, List[str]]:
-    """The minimal programmatic changes that let a file run here; returns (source, notes)."""
-    notes = []
+def fix_source(source: str, key: str = "") -> Tuple[str, List[str]]:
+    """The minimal changes that let a file run and be judged here: the hand patches of `key`
+    ("level<L>/<stem>", hand_patches.py), then the einops shim; returns (source, notes)."""
+    source, notes = apply_hand_patches(key, source)
     if re.search(r"^from einops import rearrange\s*$", source, re.M):
         source = re.sub(r"^from einops import rearrange\s*$", EINOPS_SHIM.strip("\n"), source,
                         count=1, flags=re.M)
@@ -558,9 +568,9 @@ def draw(info: TensorInfo, shape: Sequence[int], scale: float, gen: Any) -> Any:
 
 
 def check_numerics(source: str, filename: str, run: ShapeRun, names: Dict[str, TensorInfo],
-                   tol: float, scale: float) -> Tuple[bool, float, str]:
+                   tol: float, scale: float, seed: int = 1234) -> Tuple[bool, float, str]:
     """Runs the module at `run` in f64 and f32 on spec-drawn inputs; (ok, worst, error)."""
-    gen = torch.Generator().manual_seed(1234)
+    gen = torch.Generator().manual_seed(seed)
     mp = ModuleProblem(source, filename, run.overrides)
     inputs = [draw(names[t.name], t.dims, scale, gen) for t in run.inputs]
     state = {s.key: draw(names[s.name], s.dims, scale, gen) for s in run.state}
@@ -646,7 +656,7 @@ def import_problem(path: Path, level: int, out_root: Path,
     result = Imported(name, level, "skipped")
     try:
         raw = path.read_text()
-        source, notes = fix_source(raw)
+        source, notes = fix_source(raw, f"level{level}/{stem}")
         result.notes = notes
         filename = f"{name}/reference.py"
         spec = build_spec(source, filename, level, stem, result)
@@ -667,7 +677,7 @@ def import_problem(path: Path, level: int, out_root: Path,
         elif solution.exists():  # an example removed since the last import
             solution.unlink()
         result.status = "imported"
-    except SkipProblem as exc:
+    except (SkipProblem, HandPatchError) as exc:
         result.reason = str(exc)
     except ModuleProblemError as exc:
         result.reason = str(exc)
@@ -702,8 +712,10 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
         for rung, overrides in enumerate(ladder):
             if any(overrides == t.overrides for t in tests):
                 break
-            run = try_test_shape(source, filename, level, bench, overrides, infos, state,
-                                 strict=True)
+            # A rung where float32 itself misses float64 (training-mode BatchNorm
+            # over a few values per channel once a deep model has pooled a small image down to
+            # 1 x 1: level3/10) is passed over for the next, larger one.
+            run = try_test_shape(source, filename, level, bench, overrides, infos, state)
             if run is not None:
                 tests.append(run)
                 break
@@ -723,6 +735,12 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
         gpu_only = bool(tests)
         input_inits = state["input_inits"]
     if not tests:
+        other = [r for r in reasons if "too slow" not in r and "CPU s (budget" not in r]
+        numeric = [r for r in other if "float32 disagrees with float64" in r]
+        if numeric and len(numeric) == len(other):
+            raise SkipProblem("float32 PyTorch itself disagrees with float64 beyond "
+                              f"{TOL_LADDER[-1]:g} at every candidate test shape, so no honest "
+                              "float32 kernel could pass (ill-conditioned): " + numeric[-1])
         raise SkipProblem("no test shape builds and runs on the CPU: " + "; ".join(reasons[-3:]))
     for t, (dtype, init, note) in zip(bench.inputs, input_inits or []):
         infos[t.name] = TensorInfo(t.name, dtype, t.dims, "in", init, note)
@@ -756,12 +774,13 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
 
 
 def try_test_shape(source: str, filename: str, level: int, bench: ShapeRun,
-                   overrides: Dict[str, int], infos: Dict[str, TensorInfo], state: Dict[str, Any],
-                   strict: bool) -> Optional[ShapeRun]:
+                   overrides: Dict[str, int], infos: Dict[str, TensorInfo],
+                   state: Dict[str, Any]) -> Optional[ShapeRun]:
     """The run at `overrides` when it qualifies as a test shape (same tensors as the bench shape,
     no empty dimension, cheap enough for the CPU, float32 within tolerance of float64), else
     None with the reason in state["reasons"]. state["tol"] is loosened along TOL_LADDER where
-    float32 needs it; strict: a shape that no tolerance admits skips the problem."""
+    float32 needs it; a shape that no tolerance admits is only passed over (a larger one may be
+    better conditioned); the problem is skipped when no candidate qualifies."""
     reasons = state["reasons"]
     try:
         run = analyse_shape(source, filename, overrides)
@@ -797,19 +816,22 @@ def try_test_shape(source: str, filename: str, level: int, bench: ShapeRun,
     if error:
         reasons.append(f"{overrides}: {error}")
         return None
-    while not ok and _loosen(tol) is not None:
-        tol = _loosen(tol)
-        ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol)
-    if not ok:
-        if not strict:
-            reasons.append(f"{overrides}: float32 disagrees with float64 beyond 1e-2")
-            return None
-        raise SkipProblem(f"float32 PyTorch disagrees with float64 beyond 1e-2 at "
-                          f"{overrides} (worst {worst:.3g} x tolerance): "
-                          "nondeterministic or ill-conditioned")
     if run.seconds > CPU_SECONDS[level]:
         reasons.append(f"{overrides}: {run.seconds:.2f} CPU s (budget "
                        f"{CPU_SECONDS[level]} CPU s)")
+        return None
+    for seed in [1234] + EXTRA_SEEDS.get(level, []):
+        if seed != 1234 and ok:
+            ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol, seed)
+        while not ok and not error and _loosen(tol) is not None:
+            tol = _loosen(tol)
+            ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol, seed)
+    if error:
+        reasons.append(f"{overrides}: {error}")
+        return None
+    if not ok:
+        reasons.append(f"{overrides}: float32 disagrees with float64 beyond "
+                       f"{TOL_LADDER[-1]:g} (worst {worst:.3g} x tolerance)")
         return None
     state["tol"] = tol
     return run
@@ -885,8 +907,7 @@ def held_test_shapes(source: str, filename: str, level: int, bench: ShapeRun,
                 overrides = {**ladder[0], **{g: values[g] for g in held}}
                 if any(overrides == t.overrides for t in tests):
                     continue
-                run = try_test_shape(source, filename, level, bench, overrides, infos, state,
-                                     strict=False)
+                run = try_test_shape(source, filename, level, bench, overrides, infos, state)
                 if run is not None:
                     tests.append(run)
             if tests:
@@ -948,7 +969,7 @@ def naming_probes(source: str, filename: str, level: int, ints: List[str],
     if size_probes:
         changes = {g: v for g, (v, _) in size_probes.items()}
         extra = try_test_shape(source, filename, level, bench, {**base, **changes}, infos,
-                               state, strict=False)
+                               state)
         if extra is not None:
             tests.append(extra)
         else:
@@ -972,8 +993,8 @@ def _probe(source: str, filename: str, bench: ShapeRun, base: Dict[str, int], g:
             return probe
     return None
 
-def _numerics_with_ladder(source, filename, run, infos, tol):
-    return check_numerics(source, filename, run, infos, tol, 1.0)
+def _numerics_with_ladder(source, filename, run, infos, tol, seed=1234):
+    return check_numerics(source, filename, run, infos, tol, 1.0, seed)
 
 
 def _loosen(tol: float) -> Optional[float]:

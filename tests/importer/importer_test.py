@@ -9,7 +9,8 @@ get_inputs()'s and the output shapes equal the module's at that shape; inits (ra
 randint, parameter scale, BatchNorm buffers); cost at the bench shape; the starter's plan names
 the real tensors; globals equal at every shape are told apart (6_MyCollidingSizes); a module whose
 output depends on dropout's random mask is skipped (7_MyRandomDrop); our example solution is
-copied as solution.cu (fixtures/examples); structure get_inputs() gives its random values
+copied as solution.cu (fixtures/examples); a hand-patched problem (hand_patches.py: level2/66's
+dropout draws become an input) imports and passes the checker; structure get_inputs() gives its random values
 becomes an init transform (8_MyStructuredInputs: softmax, tril, sign; 9_MyMaskedMix: triu,
 symmetric) and a constant buffer the module registers stays its own, unbound (9_MyMaskedMix's
 `keep`), while torch.nn's buffers stay inputs (4_MyBatchNorm); kjudge_oracle.spec_tools.draw
@@ -135,8 +136,81 @@ def check_draw_transforms():
             pass
 
 
+# Our own KernelBench-form module with the lines hand_patches.py rewrites for level2/66 (a
+# dropout whose random numbers become an input): imported under that name, it must be judgeable.
+DROPOUT_66 = """import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, in_features, out_features, dropout_p):
+        super(Model, self).__init__()
+        self.matmul = nn.Linear(in_features, out_features)
+        self.dropout = nn.Dropout(dropout_p)
+
+    def forward(self, x):
+        x = self.matmul(x)
+        x = self.dropout(x)
+        x = torch.softmax(x, dim=1)
+        return x
+
+batch_size = 24
+in_features = 40
+out_features = 36
+dropout_p = 0.2
+
+def get_inputs():
+    return [torch.rand(batch_size, in_features)]
+
+def get_init_inputs():
+    return [in_features, out_features, dropout_p]
+"""
+
+
+def check_hand_patches(tmp):
+    """hand_patches.py: a patched problem imports with its randomness as an input and passes
+    check_problems; a file that lost a patch's text is skipped naming the patch."""
+    sys.path.insert(0, str(IMPORTER.parent))
+    from hand_patches import HAND_PATCHES, HandPatchError, apply_hand_patches
+    for key, patches in HAND_PATCHES.items():
+        source = "\n".join(p.old for p in patches) + "\n"
+        patched, notes = apply_hand_patches(key, source)
+        expect(all(p.new in patched for p in patches) and notes and
+               all(n.startswith("changed by hand: ") for n in notes),
+               f"{key}: every patch applies to its text and says why")
+        try:
+            apply_hand_patches(key, "# a file without the patched lines\n")
+            expect(False, f"{key}: a file without the text raises HandPatchError")
+        except HandPatchError as exc:
+            expect(key in str(exc) and "hand_patches.py" in str(exc),
+                   f"{key}: the error names the problem and the file to update: {exc}")
+    kb = Path(tmp) / "kb66"
+    (kb / "level2").mkdir(parents=True)
+    (kb / "level2" / "66_Matmul_Dropout_Softmax.py").write_text(DROPOUT_66)
+    out = Path(tmp) / "out66"
+    run = subprocess.run([sys.executable, IMPORTER, kb, out, "--levels", "2", "--json"],
+                         capture_output=True, text=True)
+    report = json.loads(run.stdout) if run.returncode == 0 else {"problems": []}
+    got = report["problems"][0] if report["problems"] else {}
+    expect(got.get("status") == "imported", f"patched 66 imports: {got or run.stderr[-500:]}")
+    if got.get("status") != "imported":
+        return
+    d = out / "level2" / "66_Matmul_Dropout_Softmax"
+    spec = tomllib.loads((d / "problem.toml").read_text())
+    names = [t["name"] for t in spec["tensor"]]
+    expect(names[:2] == ["x", "dropout_u"] and spec["module"]["forward"] == ["x", "dropout_u"],
+           f"66: the dropout's random numbers are the second input: {names}")
+    expect("changed by hand" in spec["description"], "66: the description says what changed")
+    expect("self.dropout(x)" not in (d / "reference.py").read_text().split("kjudge: was")[0],
+           "66: reference.py no longer calls the dropout")
+    check = subprocess.run([sys.executable, CHECKER, out, "--no-gpu"], capture_output=True,
+                           text=True)
+    expect(check.returncode == 0, f"66: check_problems passes: {check.stdout[-800:]}")
+
+
 def main():
     check_draw_transforms()
+    with tempfile.TemporaryDirectory() as tmp:
+        check_hand_patches(tmp)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "kb"
         help_run = subprocess.run([sys.executable, IMPORTER, "--help"], capture_output=True,

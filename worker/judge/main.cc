@@ -164,6 +164,7 @@ struct ServeOptions {
   int64_t candidate_timeout_ms = 15000;
   bool no_oracle = false;
   bool no_torch_compile = false;  // no torch_compile baselines, no compile oracle
+  std::string torch_compile_cache;  // "": the compile oracle's private HOME (lost at exit)
   bool oracle_cross_check = false;  // compare the oracle with reference.cu where both exist
   std::string oracle_python;  // "": python3 on PATH
   int64_t oracle_timeout_ms = 120000;
@@ -224,12 +225,10 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   oracle::OracleKeeper oracle(oracle_options);
   // The compile oracle: the same package in a second process, begun by the first job that
   // needs a torch_compile (never at start-up: a runner without such jobs pays nothing). Its own
-  // process so a compile's GIL never stalls the eager oracle's expected outputs; Inductor on
-  // one compile thread so a compile takes one core, not all of them, from the judge's timings.
-  oracle::OracleOptions compile_options = oracle_options;
-  compile_options.name = "PyTorch compile oracle";
+  // process so a compile's GIL never stalls the eager oracle's expected outputs.
+  oracle::OracleOptions compile_options =
+      oracle::CompileOracleOptions(oracle_options, serve.torch_compile_cache);
   compile_options.hello_timeout = std::chrono::milliseconds(60000);  // a job's, not the Hello's
-  compile_options.env = {"TORCHINDUCTOR_COMPILE_THREADS=1"};
   // No job waits on it: its start (torch imports, ~5 s) and its answers while Triton compiles
   // (which holds the interpreter) are skipped for the job, not waited for (measured on an H100:
   // a first job that waited for its hello took 8.7 s instead of ~1 s, and with 250 ms of
@@ -344,6 +343,12 @@ int main(int argc, char** argv) {
                "in the background, one core, and a later job of the problem times it; no job "
                "waits for a compile. Use this where the extra process (its CUDA context, a "
                "core while compiling) is not wanted");
+  app.add_option("--torch-compile-cache", serve.torch_compile_cache,
+                 "a lasting torch.compile (Inductor) cache folder for the compile oracle, "
+                 "e.g. one filled ahead by `python3 -m kjudge_oracle.warm_compile --cache DIR` "
+                 "(docs/pytorch-problems.md); default: the oracle's private HOME, lost when it "
+                 "exits. Keep it writable by this user only: the compile oracle loads its code")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--oracle-cross-check", serve.oracle_cross_check,
                "on problems with both reference.cu and reference.py, also run the PyTorch oracle "
                "on every test shape and fail the job (INTERNAL_ERROR, naming the shape and the "

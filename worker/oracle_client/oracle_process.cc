@@ -70,6 +70,15 @@ absl::StatusOr<std::string> MakeHome() {
 
 }  // namespace
 
+OracleOptions CompileOracleOptions(OracleOptions eager, const std::string& cache_dir) {
+  eager.name = "PyTorch compile oracle";
+  eager.env = {"TORCHINDUCTOR_COMPILE_THREADS=1"};
+  if (!cache_dir.empty()) {
+    eager.env.push_back("TORCHINDUCTOR_CACHE_DIR=" + fs::absolute(cache_dir).string());
+  }
+  return eager;
+}
+
 absl::StatusOr<std::string> OraclePackagePath() {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);

@@ -258,14 +258,16 @@ bool HasBaseline(const v1::RunnerResult& r, const std::string& name) {
 }
 
 // torch_compile in the compile oracle (a second process, begun by the first job that needs
-// it): the first job starts the compile and does not wait; a later job times it (torch >= 2),
+// it): the first job starts the compile and does not wait; a later job times it (torch >= 2)
+// and Inductor's artefacts are in the oracle's --torch-compile-cache folder,
 // or, on torch without torch.compile, the failure is remembered and not asked again.
 TEST(GpuOracle, TorchCompileIsTimedInTheCompileOracleByALaterJob) {
   SKIP_WITHOUT_MODULE_JOBS();
-  oracle::OracleOptions o = Options();
-  o.name = "PyTorch compile oracle";
-  o.env = {"TORCHINDUCTOR_COMPILE_THREADS=1"};
-  oracle::OracleKeeper compile(o);
+  // As kjudge-runner --torch-compile-cache DIR: Inductor's artefacts must land in DIR.
+  char cache_templ[] = "/tmp/kjudge-compile-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(cache_templ), nullptr);
+  const std::string cache_dir = cache_templ;
+  oracle::OracleKeeper compile(oracle::CompileOracleOptions(Options(), cache_dir));
   const v1::RunSpec spec = ModuleRunSpec(Candidate("fmaxf(x[i], 0.0f)"));
   absl::StatusOr<JobSetup> setup = SetUpJob(spec);
   ASSERT_TRUE(setup.ok()) << setup.status();
@@ -295,6 +297,12 @@ TEST(GpuOracle, TorchCompileIsTimedInTheCompileOracleByALaterJob) {
   }
   EXPECT_TRUE(timed) << "no torch_compile baseline after " << jobs << " jobs (torch "
                      << compile.torch_version() << "); the runner's log says why";
+  size_t cached_files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(cache_dir)) {
+    cached_files += e.is_regular_file() ? 1 : 0;
+  }
+  EXPECT_GT(cached_files, 0u) << "the compile oracle did not use its cache dir " << cache_dir;
+  std::filesystem::remove_all(cache_dir);
 }
 
 TEST(GpuOracle, ModuleProblemWithoutAnOracleIsInternalError) {

@@ -17,7 +17,7 @@ Contract:
 from __future__ import annotations
 
 import threading
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import torch
 
@@ -39,6 +39,28 @@ _COMPILING: Set["CompileJob"] = set()  # every job of this process whose thread 
 # meant for concurrent compiles from several threads, and a queue of compiles then costs one
 # core and one warm-up's GPU memory, not one per problem the judge has seen lately.
 _ONE_AT_A_TIME = threading.Lock()
+
+
+def compile_module(model: torch.nn.Module, sample_inputs: List[object],
+                   device: torch.device) -> Tuple[torch.nn.Module, torch.nn.Module]:
+    """(module, compiled): `model` moved to `device` and cast to the float dtype of
+    `sample_inputs`, and its torch.compile, run twice on them so the first timed run does not
+    compile. The one way kjudge compiles a module: warm_compile.py fills the Inductor cache
+    with it, so a compile oracle started later with the same cache finds every artefact."""
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    inputs = [t.to(device) if isinstance(t, torch.Tensor) else t for t in sample_inputs]
+    module = model.to(device)
+    dtype = float_dtype(inputs)
+    if dtype is not None:
+        module = module.to(dtype)
+    compiled = torch.compile(module)  # type: ignore[attr-defined]
+    with torch.no_grad():
+        for _ in range(2):
+            compiled(*inputs)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return module, compiled
 
 
 def compiling_now() -> List[str]:
@@ -73,21 +95,9 @@ class CompileJob:
 
     def _compile(self) -> None:
         try:
-            if self.device.type == "cuda":
-                torch.cuda.set_device(self.device)
-            inputs = [t.to(self.device) if isinstance(t, torch.Tensor) else t
-                      for t in self._problem.sample_inputs()]
             assert self._clone is not None
-            module = self._clone.to(self.device)
-            dtype = float_dtype(inputs)
-            if dtype is not None:
-                module = module.to(dtype)
-            compiled = torch.compile(module)  # type: ignore[attr-defined]
-            with torch.no_grad():
-                for _ in range(2):
-                    compiled(*inputs)
-            if self.device.type == "cuda":
-                torch.cuda.synchronize(self.device)
+            module, compiled = compile_module(self._clone, self._problem.sample_inputs(),
+                                              self.device)
             self.module, self.compiled = module, compiled
             self.state = "ready"
         except Exception as exc:  # pylint: disable=broad-except  (reported through `compile`)
