@@ -13,7 +13,9 @@
 # judges only those problems (under the prefix). KJUDGE_PASSES=N (default 1) submits the examples
 # N times, KJUDGE_PASS_PAUSE_S (default 0) seconds apart, on the same server: later passes find
 # the baselines the first measured, and torch_compile ones once their background compiles are
-# done (the compile oracle keeps 8 modules: pass at most 8 problems). The table is the last
+# done (the compile oracle keeps 8 modules unless KJUDGE_WORKER_FLAGS has --compile-oracle-keys N:
+# pass at most that many problems; with --torch-compile-cache DIR filled by warm_compile, compiles
+# take seconds). The table is the last
 # pass's; catalog_results_all.jsonl holds every pass.
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [PROBLEM_PREFIX]" >&2; exit 2; }

@@ -32,12 +32,13 @@ DTYPE_NAMES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
 class OracleProcess:
     """`launcher`: the command before `--fd N` (default: this python's `-m kjudge_oracle`)."""
 
-    def __init__(self, timeout: float = 120.0, launcher: Optional[Sequence[str]] = None) -> None:
+    def __init__(self, timeout: float = 120.0, launcher: Optional[Sequence[str]] = None,
+                 extra_env: Optional[Dict[str, str]] = None) -> None:
         self.timeout = timeout
         self.home = tempfile.TemporaryDirectory(prefix="kjudge-oracle-test-")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "HOME": self.home.name, "PYTHONPATH": ORACLE_PATH,
-               "OMP_NUM_THREADS": "1"}
+               "OMP_NUM_THREADS": "1", **(extra_env or {})}
         self.proc = subprocess.Popen(
             [*(launcher or [sys.executable, "-m", "kjudge_oracle"]), "--fd", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),), env=env, cwd=self.home.name,

@@ -411,6 +411,21 @@ class LifecycleTest(unittest.TestCase):
         self.assertTrue(oracle.hello["ok"])
         self.assertEqual(oracle.close(), 0)
 
+    def test_keys_kept_follow_the_environment(self):
+        """KJUDGE_ORACLE_KEYS (OracleOptions::keys: the judge's --compile-oracle-keys) sets how
+        many loaded modules the LRU keeps; the oldest beyond it is dropped."""
+        oracle = OracleProcess(extra_env={"KJUDGE_ORACLE_KEYS": "3"})
+        sizes = {"batch_size": 2, "dim": 8}
+        for i in range(4):
+            reply = oracle.request(load_request(f"k|{i}", ELEMENTWISE, sizes, ["x"], ["y"]))
+            self.assertTrue(reply["ok"], reply)
+        gone = oracle.request({"op": "compile", "key": "k|0"})
+        self.assertFalse(gone["ok"])
+        self.assertIn("keeps the 3 most recently used keys", gone["error"])
+        for i in (1, 2, 3):
+            self.assertTrue(oracle.request({"op": "compile", "key": f"k|{i}"})["ok"])
+        self.assertEqual(oracle.close(), 0)
+
     def test_bad_fd_argument(self):
         import subprocess, sys  # pylint: disable=import-outside-toplevel,multiple-imports
         from oracle_client import ORACLE_PATH  # pylint: disable=import-outside-toplevel

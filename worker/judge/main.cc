@@ -165,6 +165,7 @@ struct ServeOptions {
   bool no_oracle = false;
   bool no_torch_compile = false;  // no torch_compile baselines, no compile oracle
   std::string torch_compile_cache;  // "": the compile oracle's private HOME (lost at exit)
+  size_t compile_oracle_keys = 8;   // modules (and their compiles) the compile oracle keeps
   bool oracle_cross_check = false;  // compare the oracle with reference.cu where both exist
   std::string oracle_python;  // "": python3 on PATH
   int64_t oracle_timeout_ms = 120000;
@@ -229,6 +230,7 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   oracle::OracleOptions compile_options =
       oracle::CompileOracleOptions(oracle_options, serve.torch_compile_cache);
   compile_options.hello_timeout = std::chrono::milliseconds(60000);  // a job's, not the Hello's
+  compile_options.keys = serve.compile_oracle_keys;
   // No job waits on it: its start (torch imports, ~5 s) and its answers while Triton compiles
   // (which holds the interpreter) are skipped for the job, not waited for (measured on an H100:
   // a first job that waited for its hello took 8.7 s instead of ~1 s, and with 250 ms of
@@ -349,6 +351,13 @@ int main(int argc, char** argv) {
                  "(docs/pytorch-problems.md); default: the oracle's private HOME, lost when it "
                  "exits. Keep it writable by this user only: the compile oracle loads its code")
       ->check(CLI::ExistingDirectory);
+  app.add_option("--compile-oracle-keys", serve.compile_oracle_keys,
+                 "how many (problem, bench shape) modules the compile oracle keeps with their "
+                 "compiles (least recently used dropped). A compile started by one job is timed "
+                 "by a later one only while its module is kept: raise it when many problems are "
+                 "judged in turn (a catalog's baselines), at the cost of the kept modules' GPU "
+                 "memory")
+      ->capture_default_str()->check(CLI::Range(1, 4096));
   app.add_flag("--oracle-cross-check", serve.oracle_cross_check,
                "on problems with both reference.cu and reference.py, also run the PyTorch oracle "
                "on every test shape and fail the job (INTERNAL_ERROR, naming the shape and the "

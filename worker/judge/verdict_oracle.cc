@@ -167,8 +167,9 @@ absl::StatusOr<std::string> VerdictProtocol::OracleLoad(oracle::OracleKeeper* ke
   KJ_ASSIGN_OR_RETURN(oracle::OracleProcess * oracle, Oracle(keeper));
   const std::string key = OracleKey(shape);
   std::vector<std::string>& loaded = keeper->loaded();
-  // The oracle keeps its 8 most recently used keys (load and every use); this list mirrors that
-  // order (every use of a key comes through here first), so what it evicts is what the oracle did.
+  // The oracle keeps its keeper->keys() most recently used keys (load and every use); this list
+  // mirrors that order (every use of a key comes through here first), so what it evicts is what
+  // the oracle did.
   if (auto it = std::find(loaded.begin(), loaded.end(), key); it != loaded.end()) {
     std::rotate(it, it + 1, loaded.end());
     return key;
@@ -193,7 +194,7 @@ absl::StatusOr<std::string> VerdictProtocol::OracleLoad(oracle::OracleKeeper* ke
   absl::StatusOr<double> ms = oracle->Load(load);
   KJ_RETURN_IF_ERROR(OracleError(ms.status(), Cat("loading the module at ", shape.Label())));
   loaded.push_back(key);
-  if (loaded.size() > 8) loaded.erase(loaded.begin());
+  if (loaded.size() > keeper->keys()) loaded.erase(loaded.begin());
   return key;
 }
 

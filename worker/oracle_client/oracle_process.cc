@@ -150,7 +150,8 @@ absl::StatusOr<std::unique_ptr<OracleProcess>> OracleProcess::Spawn(const Oracle
   spec.args = {"-m", "kjudge_oracle", "--fd", std::to_string(kOracleFd)};
   spec.env = std::vector<std::string>{
       std::string("PATH=") + (path_env != nullptr ? path_env : "/usr/bin:/bin"),
-      "HOME=" + *home, "PYTHONPATH=" + package};
+      "HOME=" + *home, "PYTHONPATH=" + package,
+      "KJUDGE_ORACLE_KEYS=" + std::to_string(options.keys)};
   spec.env->insert(spec.env->end(), options.env.begin(), options.env.end());
   spec.channel_fd = theirs.get();
   spec.stdout_fd = log.get() >= 0 ? log.get() : STDERR_FILENO;  // never the judge's stdout

@@ -56,6 +56,9 @@ struct OracleOptions {
   // GIL for seconds) answers DeadlineExceeded "busy" at once instead of stalling a job. The
   // late reply is discarded when it comes; until then every such request is "busy" too.
   std::chrono::milliseconds patience{0};
+  // How many loaded modules the process keeps (its LRU, `KJUDGE_ORACLE_KEYS`); the judge's
+  // mirror of that LRU (OracleKeeper::loaded) uses the same number.
+  size_t keys = 8;
 };
 
 struct OracleHello {
@@ -197,6 +200,7 @@ class OracleKeeper {
   bool gave_up() const { return finished_ && !available(); }
   absl::StatusOr<OracleProcess*> Get();
   std::vector<std::string>& loaded() { return loaded_; }
+  size_t keys() const { return options_.keys; }
   bool compile_failed(const std::string& key) const;
   void set_compile_failed(const std::string& key);
 

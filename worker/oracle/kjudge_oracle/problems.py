@@ -5,7 +5,7 @@ Contract:
     moves it to the tensors' device). It checks that the binding names every state_dict key of
     the module exactly once and that no spec tensor is bound twice; any failure is an OracleError
     naming the problem, its file and what is wrong.
-  * Problems is an LRU of CAPACITY entries keyed by K (the judge uses `problem|shape
+  * Problems is an LRU of CAPACITY (or $KJUDGE_ORACLE_KEYS) entries keyed by K (the judge uses `problem|shape
     label|digest`); putting a key again replaces its entry (and drops that entry's compile job),
     unless the load request was identical (then the old entry, and its compile, stay).
   * Entry.check_tensors(names, where) says which bound tensors a request lacks or which it has
@@ -15,13 +15,20 @@ from __future__ import annotations
 
 from collections import OrderedDict
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from .errors import OracleError
 from .module_problem import ModuleProblem, ModuleProblemError
 
-CAPACITY = 8
+CAPACITY = 8  # unless $KJUDGE_ORACLE_KEYS says otherwise (the judge sets it: OracleOptions::keys)
+
+
+def capacity_from_env() -> int:
+    """$KJUDGE_ORACLE_KEYS when it is a positive integer, else CAPACITY."""
+    value = os.environ.get("KJUDGE_ORACLE_KEYS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else CAPACITY
 
 
 @dataclass

@@ -28,7 +28,7 @@ from .compile_job import CompileJob, compiling_now, float_dtype
 from .errors import OracleError
 from .execute import PRECISIONS, by_name, check_memory, device_for, run_reference, with_mapping
 from .memory import Mapping, TensorSpec, parse_tensors
-from .problems import Problems, parse_load
+from .problems import Problems, capacity_from_env, parse_load
 
 Reply = Dict[str, Any]
 BENCH_RUNS = ("warmup", "sample", "write_outputs")
@@ -53,7 +53,7 @@ def hello() -> Reply:
 class Server:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.problems = Problems()
+        self.problems = Problems(capacity_from_env())
         self.bench: Optional[BenchSession] = None
         self.flusher: Optional[L2Flusher] = None
         self.handlers: Dict[str, Callable[[Dict[str, Any], List[int]], Reply]] = {
