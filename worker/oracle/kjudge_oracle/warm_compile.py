@@ -63,7 +63,9 @@ def compile_one(problem_dir: Path) -> Dict[str, Any]:
         spec = tomllib.load(f)
     module_file = spec["reference"]["module"]
     source = (problem_dir / module_file).read_text()
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    # An indexed device, as the oracle's (compile_module sets it current).
+    device = (torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available()
+              else torch.device("cpu"))
     shapes = []
     for shape in spec.get("bench_shapes", []):
         sizes = sizes_of(shape)
