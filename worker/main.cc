@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
   bool oracle_cross_check = false;
   std::string torch_compile_cache;
   int compile_oracle_keys = 8;
+  int compile_children = 1;
 
   CLI::App app{"kjudge-worker: judges jobs from a kjudge-server on one GPU.\n"
                "Start one per GPU; it connects out to the server, so it may run on any host.\n"
@@ -175,6 +176,10 @@ int main(int argc, char** argv) {
                  "modules (with their compiles) the judge's compile oracle keeps; raise it when "
                  "many problems are judged in turn (kjudge-runner --compile-oracle-keys)")
       ->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--compile-children", compile_children,
+                 "torch.compile child processes the judge's compile oracle runs at a time "
+                 "(kjudge-runner --compile-children)")
+      ->capture_default_str()->check(CLI::Range(1, 64));
   app.add_flag("--oracle-cross-check", oracle_cross_check,
                "check the catalog's two references: on problems with both reference.cu and "
                "reference.py the judge also runs the PyTorch oracle on every test shape and fails "
@@ -217,6 +222,10 @@ int main(int argc, char** argv) {
                                           "--time-budget-ms", std::to_string(time_budget_ms)};
   if (compile_only) runner_args.push_back("--compile-only");
   if (no_torch_compile) runner_args.push_back("--no-torch-compile");
+  if (compile_children != 1) {
+    runner_args.push_back("--compile-children");
+    runner_args.push_back(std::to_string(compile_children));
+  }
   if (compile_oracle_keys != 8) {
     runner_args.push_back("--compile-oracle-keys");
     runner_args.push_back(std::to_string(compile_oracle_keys));

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import torch
 
+from oracle_client import ORACLE_PATH  # a source tree's worker/oracle or a bundle's
+
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "worker" / "oracle"
+PACKAGE = Path(ORACLE_PATH)
 RELU = ROOT / "problems" / "level1" / "19_ReLU"
 
 

@@ -166,6 +166,7 @@ struct ServeOptions {
   bool no_torch_compile = false;  // no torch_compile baselines, no compile oracle
   std::string torch_compile_cache;  // "": the compile oracle's private HOME (lost at exit)
   size_t compile_oracle_keys = 8;   // modules (and their compiles) the compile oracle keeps
+  int compile_children = 1;         // its compiles in child processes at a time
   bool oracle_cross_check = false;  // compare the oracle with reference.cu where both exist
   std::string oracle_python;  // "": python3 on PATH
   int64_t oracle_timeout_ms = 120000;
@@ -231,6 +232,7 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
       oracle::CompileOracleOptions(oracle_options, serve.torch_compile_cache);
   compile_options.hello_timeout = std::chrono::milliseconds(60000);  // a job's, not the Hello's
   compile_options.keys = serve.compile_oracle_keys;
+  compile_options.env.push_back("KJUDGE_COMPILE_CHILDREN=" + std::to_string(serve.compile_children));
   // No job waits on it: its start (torch imports, ~5 s) and its answers while Triton compiles
   // (which holds the interpreter) are skipped for the job, not waited for (measured on an H100:
   // a first job that waited for its hello took 8.7 s instead of ~1 s, and with 250 ms of
@@ -358,6 +360,12 @@ int main(int argc, char** argv) {
                  "judged in turn (a catalog's baselines), at the cost of the kept modules' GPU "
                  "memory")
       ->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--compile-children", serve.compile_children,
+                 "how many torch.compile child processes the compile oracle runs at a time (each "
+                 "takes a core and some GPU memory while it compiles; the timing of a compiled "
+                 "module waits until no compile is running). Raise it to fill a catalog's "
+                 "torch_compile baselines quickly")
+      ->capture_default_str()->check(CLI::Range(1, 64));
   app.add_flag("--oracle-cross-check", serve.oracle_cross_check,
                "on problems with both reference.cu and reference.py, also run the PyTorch oracle "
                "on every test shape and fail the job (INTERNAL_ERROR, naming the shape and the "

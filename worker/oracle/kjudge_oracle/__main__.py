@@ -55,21 +55,10 @@ def main(argv=None) -> int:
                               "device": "", "error": f"cannot import torch with {sys.executable}: "
                                                      f"{type(exc).__name__}: {exc}"}).encode())
         return 1
-    _full_fp32()
+    from .dtypes import full_fp32  # pylint: disable=import-outside-toplevel
+    full_fp32()
     from .server import Server  # pylint: disable=import-outside-toplevel
     return Server(sock).serve()
-
-
-def _full_fp32() -> None:
-    """No TF32 anywhere: PyTorch lets cuDNN convolutions use TF32 by default, which rounds inputs
-    to 10 mantissa bits. An f32 oracle run (bench_precision = "f32") then missed a correct fp32
-    convolution by 1e-3 (level1/76 and 87 on an H100), and an eager baseline computed that way
-    would not be the fp32 problem the kernels solve."""
-    import torch  # pylint: disable=import-outside-toplevel
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    if hasattr(torch, "set_float32_matmul_precision"):
-        torch.set_float32_matmul_precision("highest")
 
 
 if __name__ == "__main__":

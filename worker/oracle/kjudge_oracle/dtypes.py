@@ -62,3 +62,14 @@ def lookup(name: object, where: str) -> DType:
 def is_float(dtype: torch.dtype) -> bool:
     """Floating point (or complex): values a float output may be cast from and to."""
     return dtype.is_floating_point or dtype.is_complex
+
+
+def full_fp32() -> None:
+    """No TF32 anywhere: PyTorch lets cuDNN convolutions use TF32 by default, which rounds inputs
+    to 10 mantissa bits. An f32 oracle run (bench_precision = "f32") then missed a correct fp32
+    convolution by 1e-3 (level1/76 and 87 on an H100), and an eager baseline computed that way
+    would not be the fp32 problem the kernels solve."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    if hasattr(torch, "set_float32_matmul_precision"):
+        torch.set_float32_matmul_precision("highest")

@@ -42,6 +42,8 @@ class Entry:
     outputs: List[str]
     compile_job: Optional[Any] = field(default=None)  # compile_job.CompileJob once asked
     signature: str = ""  # the load request's content: an identical load keeps this entry
+    source: str = ""  # reference.py's text and the globals it was built with (compile children)
+    sizes: Dict[str, int] = field(default_factory=dict)
 
     @property
     def where(self) -> str:
@@ -127,7 +129,8 @@ def parse_load(request: Dict[str, Any]) -> Entry:
     signature = json.dumps({k: request.get(k) for k in
                             ("problem", "filename", "source", "globals", "forward", "parameters",
                              "outputs")}, sort_keys=True)
-    return Entry(key, name, filename, problem, forward, parameters, outputs, signature=signature)
+    return Entry(key, name, filename, problem, forward, parameters, outputs, signature=signature,
+                 source=source, sizes=dict(sizes))
 
 
 class Problems:

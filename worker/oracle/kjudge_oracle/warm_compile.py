@@ -10,6 +10,8 @@ Contract:
     --torch-compile-cache DIR`) gives its compile oracle the same environment, so its compiles
     find Inductor's and Triton's artefacts there: on a fresh GPU host the torch_compile
     baselines of a whole catalog then arrive in minutes instead of hours of one-core compiles.
+  * The compile oracle runs `--stdin` children of this module (compile_job.py): the heavy part
+    of each compile happens there, outside the oracle's interpreter.
   * Nothing here times anything or talks to a judge; a failed compile is reported (the compile
     oracle will report the same failure for the problem) and does not stop the others.
   * Exit status: 0 when every compile succeeded, 1 when any failed or timed out, 2 on bad usage.
@@ -45,36 +47,42 @@ def module_problems(roots: Sequence[Path]) -> List[Path]:
     return sorted(found)
 
 
-def compile_one(problem_dir: Path) -> Dict[str, Any]:
-    """Compiles one problem's module at each bench shape on the GPU (in this process)."""
-    import torch  # after the environment is set: Inductor reads it at import
+def compile_source(source: str, filename: str, overrides: Dict[str, int]) -> float:
+    """Compiles reference.py's module built at `overrides` on this process's GPU (else CPU), as
+    the compile oracle does; returns the seconds it took. Imports torch only here: Inductor reads
+    its environment at import."""
+    import torch
 
     from .compile_job import compile_module
+    from .dtypes import full_fp32
     from .module_problem import ModuleProblem
-    from .spec_tools import sizes_of
-    from . import torch_compat
 
     if not hasattr(torch, "compile"):
         raise RuntimeError(f"torch {torch.__version__} has no torch.compile (it needs torch >= 2)")
-    torch_compat.install()
-    torch.backends.cuda.matmul.allow_tf32 = False  # as the oracle's server does
-    torch.backends.cudnn.allow_tf32 = False
+    full_fp32()  # as the oracle: the same precision settings, the same cache keys
+    # An indexed device, as the oracle's (compile_module sets it current).
+    device = (torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available()
+              else torch.device("cpu"))
+    started = time.time()
+    problem = ModuleProblem(source, filename, overrides)
+    compile_module(problem.clone_model(), problem.sample_inputs(), device)
+    return round(time.time() - started, 1)
+
+
+def compile_one(problem_dir: Path) -> Dict[str, Any]:
+    """Compiles one problem's module at each bench shape (in this process)."""
+    from .spec_tools import sizes_of
+
     with open(problem_dir / "problem.toml", "rb") as f:
         spec = tomllib.load(f)
     module_file = spec["reference"]["module"]
     source = (problem_dir / module_file).read_text()
-    # An indexed device, as the oracle's (compile_module sets it current).
-    device = (torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available()
-              else torch.device("cpu"))
     shapes = []
     for shape in spec.get("bench_shapes", []):
         sizes = sizes_of(shape)
         overrides = {g: sizes[g] for g in spec.get("module", {}).get("globals", [])}
-        started = time.time()
-        problem = ModuleProblem(source, module_file, overrides)
-        compile_module(problem.clone_model(), problem.sample_inputs(), device)
-        shapes.append(round(time.time() - started, 1))
-    return {"device": str(device), "shape_seconds": shapes}
+        shapes.append(compile_source(source, module_file, overrides))
+    return {"shape_seconds": shapes}
 
 
 def _run_child(problem_dir: Path, env: Dict[str, str], timeout_s: float) -> Dict[str, Any]:
@@ -128,6 +136,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="seconds one problem's compiles may take (default 900)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every result here")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # a child: one problem
+    # a child of the compile oracle: {"source", "filename", "globals"} on stdin (compile_job.py)
+    parser.add_argument("--stdin", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -135,6 +145,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     if args.one is not None:
         print(json.dumps(compile_one(args.one)))
+        return 0
+    if args.stdin:
+        request = json.load(sys.stdin)
+        seconds = compile_source(request["source"], request["filename"], request["globals"])
+        print(json.dumps({"seconds": seconds}))
         return 0
     if args.cache is None or not args.problems or args.jobs < 1:
         print("warm_compile: give --cache DIR, --jobs >= 1 and at least one PROBLEMS folder "
