@@ -29,7 +29,7 @@ import os
 import subprocess
 import sys
 import threading
-from typing import List, Optional, Set, Tuple
+from typing import Any, List, Optional, Set, Tuple
 
 import torch
 
@@ -60,6 +60,16 @@ def _children() -> int:
 
 _CHILDREN = threading.Semaphore(_children())
 CHILD_TIMEOUT_S = 1800.0
+
+
+def inputs_on(problem: Any, device: torch.device) -> List[object]:
+    """get_inputs() drawn on `device` itself where torch can (>= 2.0: a device context), so a
+    bench shape's gigabytes are not drawn on the CPU and copied; the same shapes and dtypes, so
+    the same compile."""
+    if device.type == "cuda" and hasattr(torch.device, "__enter__"):
+        with device:
+            return problem.sample_inputs()
+    return problem.sample_inputs()
 
 
 def compile_module(model: torch.nn.Module, sample_inputs: List[object],
@@ -138,8 +148,8 @@ class CompileJob:
     def _compile(self) -> None:
         try:
             assert self._clone is not None
-            module, compiled = compile_module(self._clone, self._problem.sample_inputs(),
-                                              self.device)
+            module, compiled = compile_module(self._clone,
+                                              inputs_on(self._problem, self.device), self.device)
             self.module, self.compiled = module, compiled
             self.state = "ready"
         except Exception as exc:  # pylint: disable=broad-except  (reported through `compile`)

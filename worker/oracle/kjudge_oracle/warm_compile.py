@@ -53,7 +53,7 @@ def compile_source(source: str, filename: str, overrides: Dict[str, int]) -> flo
     its environment at import."""
     import torch
 
-    from .compile_job import compile_module
+    from .compile_job import compile_module, inputs_on
     from .dtypes import full_fp32
     from .module_problem import ModuleProblem
 
@@ -65,7 +65,7 @@ def compile_source(source: str, filename: str, overrides: Dict[str, int]) -> flo
               else torch.device("cpu"))
     started = time.time()
     problem = ModuleProblem(source, filename, overrides)
-    compile_module(problem.clone_model(), problem.sample_inputs(), device)
+    compile_module(problem.clone_model(), inputs_on(problem, device), device)
     return round(time.time() - started, 1)
 
 
