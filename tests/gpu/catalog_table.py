@@ -24,7 +24,7 @@ import json
 import sys
 import tomllib
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 
 def load_results(paths: List[str]) -> Dict[str, dict]:
@@ -38,8 +38,21 @@ def load_results(paths: List[str]) -> Dict[str, dict]:
             except json.JSONDecodeError as exc:
                 raise SystemExit(f"catalog_table.py: {path}:{number}: not JSON: {exc}") from exc
             if "problem" in job:
+                merge_baselines(jobs.get(job["problem"]), job)
                 jobs[job["problem"]] = job
     return jobs
+
+
+def merge_baselines(earlier: Optional[dict], later: dict) -> None:
+    """A later job keeps the baselines an earlier job of its problem listed and it did not (a
+    baselines-only job that timed torch_compile in pass 3 lists only that; torch_eager came in
+    pass 1)."""
+    if not earlier:
+        return
+    old = earlier.get("result", {}).get("baselines", [])
+    new = later.setdefault("result", {}).setdefault("baselines", [])
+    seen = {(b.get("name"), b.get("shape")) for b in new}
+    new.extend(b for b in old if (b.get("name"), b.get("shape")) not in seen)
 
 
 def load_checks(paths: List[str]) -> Dict[str, bool]:
@@ -60,7 +73,12 @@ def source_of(name: str) -> str:
 
 
 def baseline_median(result: dict, baseline: str) -> str:
-    """The baseline's bench median from the job's speedups: speedup x candidate median."""
+    """The baseline's bench median: a baselines-only job lists what it measured; an example's
+    job gives it through its speedups (speedup x candidate median)."""
+    listed = [b["timing"]["median_us"] for b in result.get("baselines", [])
+              if b.get("name") == baseline]
+    if listed:
+        return ";".join(f"{v:.1f}" for v in listed)
     medians = {t["shape"]: t["timing"]["median_us"] for t in result.get("timings", [])}
     values = [s["speedup"] * medians[s["shape"]] for s in result.get("speedups", [])
               if s.get("baseline") == baseline and s.get("shape") in medians]

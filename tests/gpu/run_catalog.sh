@@ -13,9 +13,10 @@
 # judges only those problems (under the prefix). KJUDGE_PASSES=N (default 1) submits the examples
 # N times, KJUDGE_PASS_PAUSE_S (default 0) seconds apart, on the same server: later passes find
 # the baselines the first measured, and torch_compile ones once their background compiles are
-# done (the compile oracle keeps 8 modules unless KJUDGE_WORKER_FLAGS has --compile-oracle-keys N:
-# pass at most that many problems; with --torch-compile-cache DIR filled by warm_compile, compiles
-# take seconds). The table is the last
+# done. KJUDGE_BASELINES_ONLY=1: problems without an example get a baselines-only job (`kjudge
+# baselines measure`) in each pass instead of being left out. The compile oracle keeps 8 modules
+# unless KJUDGE_WORKER_FLAGS has --compile-oracle-keys N (pass at most that many problems); with
+# --torch-compile-cache DIR and --compile-children N compiles are quick. The table is the last
 # pass's; catalog_results_all.jsonl holds every pass.
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [PROBLEM_PREFIX]" >&2; exit 2; }
@@ -52,7 +53,13 @@ for pass in $(seq "${KJUDGE_PASSES:-1}"); do
     dir=$(dirname "${spec#./}")
     [[ "$dir" == "$PREFIX"* ]] || continue
     [[ -z "${KJUDGE_PROBLEM_LIST:-}" || " $KJUDGE_PROBLEM_LIST " == *" $dir "* ]] || continue
-    [[ -f "$BUNDLE/problems/$dir/solution.cu" ]] || continue
+    if [[ ! -f "$BUNDLE/problems/$dir/solution.cu" ]]; then
+      # No example: with KJUDGE_BASELINES_ONLY=1 a baselines-only job measures its baselines.
+      [[ "${KJUDGE_BASELINES_ONLY:-0}" == 1 ]] || continue
+      id=$("${K[@]}" baselines measure "$dir" 2>>"$OUT/catalog_submit.err" | cut -f1)
+      echo -e "$dir\t$id" >>"$OUT/catalog_jobs.tsv"
+      continue
+    fi
     id=$("${K[@]}" submit "$BUNDLE/problems/$dir/solution.cu" --problem "$dir" 2>>"$OUT/catalog_submit.err")
     echo -e "$dir\t$id" >>"$OUT/catalog_jobs.tsv"
   done
@@ -73,6 +80,11 @@ for line in open(sys.argv[1]):
     job = json.loads(line)
     r = job.get("result", {})
     verdict = r.get("verdict", job.get("state"))
+    if verdict == "BASELINES_MEASURED":  # a problem without an example (KJUDGE_BASELINES_ONLY)
+        measured = r.get("baselines", [])
+        rows.append((job["problem"], verdict, "", "", ";".join(
+            f'{b["name"]}={b["timing"]["median_us"]:.1f}us' for b in measured), ""))
+        continue
     bad += verdict != "CORRECT"
     med = ";".join(f'{t["timing"]["median_us"]:.1f}' for t in r.get("timings", []))
     sol = ";".join(f'{t["timing"].get("sol_percent", 0):.0f}%' for t in r.get("timings", []))
@@ -85,7 +97,10 @@ w = max(len(r[0]) for r in rows) if rows else 10
 print(f'{"problem":<{w}}  {"verdict":<16} {"median_us":>12} {"SOL":>6}  speedups (*: default) / message')
 for p, v, m, sol, s, msg in rows:
     print(f"{p:<{w}}  {v:<16} {m:>12} {sol:>6}  {s} {msg}")
-print(f"{len(rows) - bad}/{len(rows)} examples CORRECT")
+examples = sum(r[1] != "BASELINES_MEASURED" for r in rows)
+print(f"{examples - bad}/{examples} examples CORRECT")
+if examples < len(rows):
+    print(f"{len(rows) - examples} baselines-only jobs (problems without an example)")
 sys.exit(1 if bad else 0)
 PY
 rc=$?
