@@ -5,6 +5,7 @@
 #include "client/commands.h"
 #include "nlohmann/json.hpp"
 #include "proto/proto_json.h"
+#include "proto/request_checks.h"
 
 namespace kjudge::client {
 namespace {
@@ -72,7 +73,60 @@ int Import(CliContext& cli, const BaselinesArgs& args) {
   return kOk;
 }
 
+v1::SubmitRequest MeasureRequest(const std::string& problem,
+                                 const google::protobuf::Map<std::string, std::string>& tags) {
+  v1::SubmitRequest request;
+  request.set_problem(problem);
+  request.set_baselines_only(true);
+  *request.mutable_tags() = tags;
+  return request;
+}
+
 }  // namespace
+
+int MeasureBaselines(CliContext& cli, const MeasureBaselinesArgs& args) {
+  google::protobuf::Map<std::string, std::string> tags;
+  if (!ParseTags(args.tags, &tags)) return kUsage;
+  int exit_code = kOk;
+  std::vector<std::string> queued;
+  for (const std::string& problem : args.problems) {
+    const v1::SubmitRequest request = MeasureRequest(problem, tags);
+    if (absl::Status valid = CheckSubmitRequest(request, SubmitLimits{}); !valid.ok()) {
+      std::cerr << "kjudge: " << problem << ": " << valid.message() << "\n";
+      if (exit_code == kOk) exit_code = kUsage;
+      continue;
+    }
+    grpc::ClientContext context;
+    cli.Prepare(&context, 30);
+    v1::SubmitResponse response;
+    grpc::Status status = cli.stub->Submit(&context, request, &response);
+    if (!status.ok()) {
+      const int failed = cli.Fail(status, "submitting a baselines-only job for " + problem);
+      if (exit_code == kOk) exit_code = failed;
+      continue;
+    }
+    queued.push_back(response.job_id());
+    if (args.wait) {
+      if (!cli.json) std::cerr << "submitted job " << response.job_id() << " (" << problem << ")\n";
+    } else if (cli.json) {
+      std::cout << ToJson(response.job()) << "\n";
+    } else {
+      std::cout << response.job_id() << "\t" << problem << "\n";
+    }
+  }
+  if (!args.wait) {
+    if (!cli.json && !queued.empty()) {
+      std::cerr << "queued " << queued.size() << " baselines-only job(s); `kjudge job ID --wait` shows what each "
+                << "measured, `kjudge baselines` the cache\n";
+    }
+    return exit_code;
+  }
+  for (const std::string& id : queued) {
+    const int finished = WaitForJob(cli, id, args.timeout_s);
+    if (exit_code == kOk) exit_code = finished;
+  }
+  return exit_code;
+}
 
 int Baselines(CliContext& cli, const BaselinesArgs& args) {
   if (!args.import_file.empty()) return Import(cli, args);

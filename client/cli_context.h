@@ -2,7 +2,8 @@
 // the exit codes scripts rely on.
 //
 // Exit codes (stable; documented in `kjudge --help`):
-//   0  success: the command worked, and a finished job is CORRECT (or COMPILED)
+//   0  success: the command worked, and a finished job is CORRECT (or COMPILED, or
+//      BASELINES_MEASURED for a baselines-only job)
 //   1  a finished job got any other verdict
 //   2  bad usage or input (unreadable file, unknown problem, bad job id)
 //   3  the server could not be reached or failed

@@ -71,6 +71,18 @@ struct BaselinesArgs {
 };
 int Baselines(CliContext& cli, const BaselinesArgs& args);
 
+struct MeasureBaselinesArgs {
+  std::vector<std::string> problems;  // one baselines-only job each
+  bool wait = false;                  // follow each job and print its verdict and baselines
+  std::vector<std::string> tags;      // key=value
+  double timeout_s = 0;               // with --wait, per job; 0 = no limit
+};
+// Submits one baselines-only job per problem (SubmitRequest.baselines_only): a GPU worker
+// measures the problem's baselines not yet cached for its GPU. Prints the job ids (--json: each
+// Job); with --wait each finished job's report (or JSON), whose result lists the baselines
+// measured. The exit code is the first failure's, else 0.
+int MeasureBaselines(CliContext& cli, const MeasureBaselinesArgs& args);
+
 // Follows a job with WatchJob until it is done, showing progress on stderr; prints the
 // report (or JSON) and returns the exit code.
 int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s);

@@ -104,6 +104,16 @@ void PrintTimings(const v1::JobResult& result, std::ostream& out) {
   for (const std::string& flag : result.flags()) out << "  flag: " << flag << "\n";
 }
 
+// A baselines-only job's result: the baselines the server stored from it.
+void PrintBaselines(const v1::JobResult& result, std::ostream& out) {
+  for (const v1::BaselineTiming& b : result.baselines()) {
+    out << absl::StrFormat("  baseline %s at %s: median %.2f us (%d samples)", b.name(), b.shape(),
+                           b.timing().median_us(), b.timing().samples());
+    if (b.timing().floor_us() > 0) out << absl::StrFormat(", speed of light %.1f%%", b.timing().sol_percent());
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 std::string ProgressLine(const v1::Job& job) {
@@ -123,7 +133,8 @@ void PrintReport(const v1::Job& job, std::ostream& out) {
     return;
   }
   const v1::JobResult& result = job.result();
-  out << "job " << job.id() << " · " << job.problem() << " · " << v1::Verdict_Name(result.verdict()) << "\n";
+  out << "job " << job.id() << " · " << job.problem() << " · " << v1::Verdict_Name(result.verdict())
+      << (job.baselines_only() ? " (baselines only)" : "") << "\n";
   if (!result.message().empty()) out << "  " << result.message() << "\n";
   if (result.compile_ms() > 0) {
     out << absl::StrFormat("  compiled in %.0f ms%s\n", result.compile_ms(),
@@ -135,6 +146,7 @@ void PrintReport(const v1::Job& job, std::ostream& out) {
   if (!result.cuda_error().empty()) out << "  CUDA error: " << result.cuda_error() << "\n";
   PrintTests(result, out);
   PrintTimings(result, out);
+  PrintBaselines(result, out);
   if (!result.gpu().empty()) out << "  gpu: " << result.gpu() << "\n";
   if (result.seed() != 0) out << absl::StrFormat("  seed: 0x%016x\n", result.seed());
 }

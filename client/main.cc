@@ -18,10 +18,10 @@ int main(int argc, char** argv) {
                "  kjudge submit relu.cu --problem level1/19_ReLU --wait\n\n"
                "A submission is CUDA device code plus a launch plan in a /* kjudge-plan ... */\n"
                "block (or --plan FILE).\n\n"
-               "Exit codes: 0 correct (or compiled), 1 other verdict, 2 bad usage or input,\n"
-               "3 server unreachable or failed, 4 job not finished, 5 refused for now (rate limit,\n"
-               "job or stream cap: retry later), 6 not allowed (API key missing, unknown, revoked\n"
-               "or of the wrong role)."};
+               "Exit codes: 0 correct (or compiled, or baselines measured), 1 other verdict, 2 bad\n"
+               "usage or input, 3 server unreachable or failed, 4 job not finished, 5 refused for now\n"
+               "(rate limit, job or stream cap: retry later), 6 not allowed (API key missing, unknown,\n"
+               "revoked or of the wrong role)."};
   app.require_subcommand(1);
   app.add_option("--server", cli.server, "kjudge-server address (env KJUDGE_SERVER)")->capture_default_str();
   app.add_option("--api-key", cli.api_key, "API key (env KJUDGE_API_KEY)");
@@ -100,6 +100,24 @@ int main(int argc, char** argv) {
   baselines->add_option("--problems", baselines_args.problem_prefix, "only problems starting with this");
   baselines->add_flag("--refresh", baselines_args.refresh, "forget measured baselines and queue example jobs that re-measure them (admin)");
   baselines->add_flag("--no-run", baselines_args.no_run, "with --refresh: only forget them (measured on the next job)");
+  MeasureBaselinesArgs measure_args;
+  auto* measure = baselines->add_subcommand(
+      "measure",
+      "measure the baselines of problems that have none yet on a GPU: one baselines-only job per problem.\n"
+      "Baselines (the catalog's reference kernel, library calls such as cuBLAS, PyTorch eager and\n"
+      "torch.compile) are otherwise measured only after a CORRECT submission, once per GPU and\n"
+      "software versions. A baselines-only job names a problem and no kernel; a GPU worker measures\n"
+      "what its GPU lacks, the server caches it (`kjudge baselines` lists the cache) and the job ends\n"
+      "BASELINES_MEASURED, listing them (--json: result.baselines[].name, shape, timing.median_us).\n"
+      "torch_compile: the first job of a problem starts its compile and does not wait; run measure\n"
+      "again later to time it. Such jobs never count in stats or leaderboards.\n\n"
+      "  kjudge baselines measure level1/19_ReLU level2/1_Conv2D_ReLU_BiasAdd --wait\n"
+      "  kjudge --json baselines measure level1/19_ReLU --wait | jq '.result.baselines'");
+  measure->add_option("problem", measure_args.problems, "problem names, e.g. level1/19_ReLU")->required();
+  measure->add_flag("--wait,-w", measure_args.wait, "follow each job and print its verdict and the baselines it measured");
+  measure->add_flag("--json", cli.json, "print each Job as JSON (as the global --json)");
+  measure->add_option("--tag", measure_args.tags, "key=value label (repeatable)");
+  measure->add_option("--timeout", measure_args.timeout_s, "with --wait: give up waiting on a job after this many seconds");
   auto* import = baselines->add_subcommand("import", "store baselines measured elsewhere, one JSON object per line (problem, shape, name, gpu, median_us) (admin)");
   import->add_option("file", baselines_args.import_file, "JSON lines file")->required();
 
@@ -117,6 +135,7 @@ int main(int argc, char** argv) {
   if (*jobs) return ListJobs(cli, jobs_args);
   if (*cancel) return CancelJob(cli, cancel_id);
   if (*stats) return ShowStats(cli, stats_args);
+  if (*measure) return MeasureBaselines(cli, measure_args);
   if (*baselines) return Baselines(cli, baselines_args);
   return kUsage;
 }

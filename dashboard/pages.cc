@@ -96,7 +96,7 @@ std::string JobsPage(const std::vector<v1::Job>& jobs, const JobsQuery& q, int64
                     "</option>");
   }
   std::string verdict_options = "<option value=\"\">any verdict</option>";
-  for (int v = v1::CORRECT; v <= v1::CANCELLED; ++v) {
+  for (int v = v1::CORRECT; v <= v1::Verdict_MAX; ++v) {
     const std::string name = v1::Verdict_Name(static_cast<v1::Verdict>(v));
     absl::StrAppend(&verdict_options, "<option", name == q.verdict ? " selected" : "", ">", name, "</option>");
   }
@@ -216,6 +216,22 @@ std::string SamplePlots(const JobDetail& d) {
   return absl::StrCat("<h2>Timing samples</h2>", out);
 }
 
+// A baselines-only job's measured baselines, as the server stored them.
+std::string MeasuredBaselines(const v1::JobResult& r) {
+  if (r.baselines().empty()) return "";
+  std::string rows;
+  for (const v1::BaselineTiming& b : r.baselines()) {
+    const v1::Timing& t = b.timing();
+    absl::StrAppend(&rows, "<tr class=\"baseline\" data-name=\"", Escape(b.name()), "\" data-shape=\"",
+                    Escape(b.shape()), "\">", Td(b.name()), Td(b.shape()), TdN(FormatUs(t.median_us())),
+                    TdN(absl::StrCat(t.samples())),
+                    TdN(t.sol_percent() > 0 ? absl::StrFormat("%.1f%%", t.sol_percent()) : "-"), "</tr>");
+  }
+  return absl::StrCat("<h2>Baselines measured</h2><table id=\"measured-baselines\"><tr><th>baseline</th>"
+                      "<th>shape</th><th>median</th><th>samples</th><th>SOL%</th></tr>",
+                      rows, "</table>");
+}
+
 std::string Timings(const v1::JobResult& r) {
   if (r.timings().empty()) return "";
   std::vector<TimingRow> plot;
@@ -257,16 +273,21 @@ std::string JobPage(const JobDetail& d, int64_t now_ms, const Who& who) {
       "</td></tr><tr><th>verdict</th><td id=\"verdict\">", job.state() == v1::DONE ? VerdictSpan(job) : "-",
       "</td></tr><tr><th>message</th>", Td(r.message()), "</tr><tr><th>owner</th>", Td(d.owner),
       "</tr><tr><th>tags</th>", Td(TagsText(job)), "</tr><tr><th>public</th>", Td(job.public_() ? "yes" : "no"),
-      "</tr><tr><th>compile only</th>", Td(job.compile_only() ? "yes" : "no"), "</tr><tr><th>seed</th>",
+      "</tr><tr><th>compile only</th>", Td(job.compile_only() ? "yes" : "no"), "</tr><tr><th>baselines only</th>",
+      Td(job.baselines_only() ? "yes (no kernel: measures the problem's missing baselines; not in stats)" : "no"),
+      "</tr><tr><th>seed</th>",
       Td(job.state() == v1::DONE ? absl::StrCat(r.seed()) : "(revealed when done)"), "</tr><tr><th>GPU</th>", Td(r.gpu()),
       "</tr>", who.admin ? absl::StrCat("<tr><th>worker</th>", Td(job.worker()), "</tr>") : "",
       "<tr><th>compile</th>", Td(absl::StrFormat("%.0f ms%s", r.compile_ms(), r.cubin_cache_hit() ? " (cache hit)" : "")),
       "</tr><tr><th>flags</th>", Td(absl::StrJoin(r.flags(), "; ")), "</tr>",
       r.cuda_error().empty() ? "" : absl::StrCat("<tr><th>CUDA error</th>", Td(r.cuda_error()), "</tr>"), "</table>");
-  std::string body = absl::StrCat(summary, Timeline(d, now_ms), Timings(r), SamplePlots(d), Mismatches(r));
+  std::string body =
+      absl::StrCat(summary, Timeline(d, now_ms), Timings(r), MeasuredBaselines(r), SamplePlots(d), Mismatches(r));
   if (!r.compile_log().empty()) absl::StrAppend(&body, "<h2>Compile log</h2><pre id=\"compile-log\">", Escape(r.compile_log()), "</pre>");
-  absl::StrAppend(&body, "<h2>Launch plan</h2><pre>", Highlight(d.launch_plan), "</pre><h2>Source ",
-                  Escape(d.filename), "</h2><pre id=\"source\">", Highlight(d.source), "</pre>");
+  if (!job.baselines_only()) {  // a baselines-only job has no kernel to show
+    absl::StrAppend(&body, "<h2>Launch plan</h2><pre>", Highlight(d.launch_plan), "</pre><h2>Source ",
+                    Escape(d.filename), "</h2><pre id=\"source\">", Highlight(d.source), "</pre>");
+  }
   if (!r.candidate_output().empty()) {
     absl::StrAppend(&body, "<h2>Candidate output</h2><pre>", Escape(r.candidate_output()), "</pre>");
   }

@@ -97,7 +97,7 @@ absl::StatusOr<std::unique_ptr<Queries>> Queries::Open(const std::string& db_pat
     absl::StatusOr<std::unique_ptr<server::Database>> db = server::Database::OpenReadOnly(db_path);
     if (!db.ok()) return db.status();
     // The schema must be the server's: a file the server never migrated has no jobs table.
-    absl::StatusOr<Statement> probe = (*db)->Prepare("SELECT public FROM jobs LIMIT 1");
+    absl::StatusOr<Statement> probe = (*db)->Prepare("SELECT public, baselines_only FROM jobs LIMIT 1");
     if (!probe.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "'", db_path, "' has no kjudge schema (", probe.status().message(),
@@ -254,7 +254,7 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
       "  '{\"timings\":' || json_extract(j.result_json, '$.timings') || ',\"speedups\":' || "
       "  json_extract(j.result_json, '$.speedups') || '}', j.public FROM jobs j "
       "LEFT JOIN api_keys k ON k.id = j.api_key_id WHERE j.problem = ?3 AND j.verdict = 1 AND j.state = 3 "
-      "AND j.compile_only = 0 AND (?1 = 1 OR j.public = 1 OR j.api_key_id = ?2)");
+      "AND j.compile_only = 0 AND j.baselines_only = 0 AND (?1 = 1 OR j.public = 1 OR j.api_key_id = ?2)");
   if (!stmt.ok()) return stmt.status();
   BindViewer(*stmt, viewer);
   stmt->Bind(3, problem);  // verdict = 1 (CORRECT) is literal: it selects the partial index

@@ -50,7 +50,7 @@ std::string VerdictColor(const std::string& verdict) {
       {"WRONG_ANSWER", "#cf222e"}, {"RUNTIME_ERROR", "#a40e26"},  {"LAUNCH_ERROR", "#fb8f44"},
       {"TIMEOUT", "#8250df"},      {"SUSPICIOUS", "#bf3989"},     {"REJECTED", "#6e7781"},
       {"INTERNAL_ERROR", "#24292f"}, {"CANCELLED", "#afb8c1"},    {"UNWRITTEN_OUTPUT", "#e16f24"},
-      {"INPUT_MODIFIED", "#953800"}};
+      {"INPUT_MODIFIED", "#953800"}, {"BASELINES_MEASURED", "#54aeff"}};
   auto it = kColors.find(verdict);
   return it == kColors.end() ? "#0969da" : it->second;
 }

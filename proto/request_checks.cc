@@ -71,6 +71,23 @@ absl::Status CheckLine(std::string_view text, size_t max_bytes, const std::strin
   return absl::OkStatus();
 }
 
+// A baselines-only job judges no candidate: nothing of one may be sent with it.
+absl::Status CheckBaselinesOnly(const v1::SubmitRequest& request) {
+  if (!request.source().empty()) {
+    return absl::InvalidArgumentError(
+        "source: must be empty with baselines_only (a baselines-only job judges no kernel)");
+  }
+  if (!request.launch_plan().empty()) {
+    return absl::InvalidArgumentError(
+        "launch_plan: must be empty with baselines_only (a baselines-only job judges no kernel)");
+  }
+  if (request.compile_only()) {
+    return absl::InvalidArgumentError(
+        "compile_only: cannot be combined with baselines_only (baselines are measured on a GPU)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::optional<size_t> FirstInvalidUtf8(std::string_view text) {
@@ -120,7 +137,9 @@ absl::Status CheckSubmitRequest(const v1::SubmitRequest& request, const SubmitLi
     return absl::InvalidArgumentError("problem: empty; name a problem (`kjudge problems` lists them)");
   }
   if (absl::Status s = CheckLine(request.problem(), limits.max_problem_bytes, "problem"); !s.ok()) return s;
-  if (request.source().empty()) {
+  if (request.baselines_only()) {
+    if (absl::Status s = CheckBaselinesOnly(request); !s.ok()) return s;
+  } else if (request.source().empty()) {
     return absl::InvalidArgumentError("source: empty; send CUDA device code");
   }
   if (request.source().size() > limits.max_source_bytes) {

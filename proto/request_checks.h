@@ -36,6 +36,8 @@ absl::Status CheckTagKey(std::string_view key, const SubmitLimits& limits, const
 absl::Status CheckTags(const google::protobuf::Map<std::string, std::string>& tags, const SubmitLimits& limits,
                        const std::string& field);
 
+// A source is required, unless baselines_only: then source and launch_plan must be empty and
+// compile_only false.
 absl::Status CheckSubmitRequest(const v1::SubmitRequest& request, const SubmitLimits& limits);
 
 }  // namespace kjudge

@@ -105,8 +105,9 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContextBase* context, const Ap
     state_->metrics->JobSubmitted();
   }
   // The filename is free of control characters (request_checks), so this stays one log line.
-  spdlog::info("job {} submitted: problem={} file={} compile_only={}{}", *id, job->problem,
-               job->filename, job->compile_only, job->immediate_result ? " (rejected at intake)" : "");
+  spdlog::info("job {} submitted: problem={} file={} compile_only={} baselines_only={}{}", *id, job->problem,
+               job->filename, job->compile_only, job->baselines_only,
+               job->immediate_result ? " (rejected at intake)" : "");
   state_->events->Notify();
   return grpc::Status::OK;
 }

@@ -19,7 +19,7 @@ namespace {
 constexpr char kJobColumns[] =
     "id, problem, state, stage, progress_done, progress_total, attempts, compile_only, "
     "tags_json, worker_id, result_json, created_unix_ms, finished_unix_ms, started_unix_ms, public, "
-    "idempotency_key";
+    "idempotency_key, baselines_only";
 
 // The one visibility rule: ?1 = 1 for admins, else only jobs of key ?2.
 constexpr char kVisible[] = "(?1 = 1 OR api_key_id = ?2)";
@@ -55,6 +55,7 @@ v1::Job JobFromRow(const Statement& row) {
   job.set_started_unix_ms(row.ColumnInt(13));
   job.set_public_(row.ColumnInt(14) != 0);
   job.set_idempotency_key(row.ColumnText(15));
+  job.set_baselines_only(row.ColumnInt(16) != 0);
   return job;
 }
 
@@ -192,7 +193,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
       "INSERT INTO jobs(problem, source_sha256, filename, launch_plan, plan_first_line, "
       "compile_only, tags_json, seed, state, stage, max_attempts, verdict, result_json, "
       "created_unix_ms, finished_unix_ms, api_key_id, public, idempotency_key, request_sha256, "
-      "needs_torch) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "needs_torch, baselines_only) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!insert.ok()) return insert.status();
   insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, done ? std::string_view("") : std::string_view(job.launch_plan));
   insert->Bind(5, job.plan_first_line).Bind(6, job.compile_only ? 1 : 0);
@@ -208,6 +209,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   insert->Bind(14, now).Bind(16, job.api_key_id).Bind(17, job.is_public ? 1 : 0);
   insert->Bind(18, job.idempotency_key).Bind(19, job.request_sha256);
   insert->Bind(20, job.needs_torch && !job.compile_only ? 1 : 0);  // compile-only runs anywhere
+  insert->Bind(21, job.baselines_only ? 1 : 0);
   if (absl::Status s = insert->Run(); !s.ok()) return s;
   const int64_t id = db.LastInsertRowId();
   const EventFacts event = done ? EventFacts{"finished", v1::STAGE_DONE, job.immediate_result->verdict(),
@@ -405,7 +407,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   if (!picked->has_value()) return std::optional<LeasedJob>();
   absl::StatusOr<Statement> pick = db.Prepare(
       "SELECT j.id, j.attempts, j.problem, s.body, j.filename, j.launch_plan, j.plan_first_line, "
-      "j.compile_only, j.seed, j.created_unix_ms, j.api_key_id FROM jobs j "
+      "j.compile_only, j.seed, j.created_unix_ms, j.api_key_id, j.baselines_only FROM jobs j "
       "JOIN sources s ON s.sha256 = j.source_sha256 WHERE j.id = ?");
   if (!pick.ok()) return pick.status();
   pick->Bind(1, **picked);
@@ -426,6 +428,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   spec.set_compile_only(pick->ColumnInt(7) != 0);
   spec.set_seed(static_cast<uint64_t>(pick->ColumnInt(8)));
   leased.created_unix_ms = pick->ColumnInt(9);
+  spec.set_baselines_only(pick->ColumnInt(11) != 0);
   if (absl::Status s = TakeTurnLocked(pick->ColumnText(10)); !s.ok()) return s;
 
   absl::StatusOr<Statement> update = db.Prepare(
@@ -600,6 +603,14 @@ absl::StatusOr<std::vector<v1::BaselineTiming>> RequestedOf(Database& db, const 
 
 }  // namespace
 
+absl::StatusOr<std::vector<v1::BaselineTiming>> JobStore::RequestedBaselines(const LeaseRef& lease) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<bool> current = IsCurrentLocked(lease);
+  if (!current.ok()) return current.status();
+  if (!*current) return std::vector<v1::BaselineTiming>();
+  return RequestedOf(*shared_->db, lease);
+}
+
 absl::StatusOr<Completion> JobStore::Complete(const LeaseRef& lease, const v1::JobResult& result) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
@@ -723,7 +734,7 @@ namespace {
 // from ?6 on; `j` is the jobs row.
 std::string FinishedWhere(size_t tag_count) {
   std::string sql =
-      "j.state = 3 AND j.compile_only = 0 AND j.verdict != ?5 AND substr(j.problem, 1, length(?3)) = ?3 "
+      "j.state = 3 AND j.compile_only = 0 AND j.baselines_only = 0 AND j.verdict != ?5 AND substr(j.problem, 1, length(?3)) = ?3 "
       "AND (CASE WHEN ?4 = 1 THEN j.public = 1 ELSE (?1 = 1 OR j.api_key_id = ?2) END)";
   for (size_t i = 0; i < tag_count; ++i) {
     const size_t key = 6 + (2 * i);

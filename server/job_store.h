@@ -57,6 +57,9 @@ struct NewJob {
   // The problem has no CUDA reference (only reference.py): unless compile_only, only a worker
   // with PyTorch may lease it.
   bool needs_torch = false;
+  // No candidate (source and plan empty): a GPU worker only measures the problem's missing
+  // baselines (SubmitRequest.baselines_only). Leased like any GPU job; never in stats.
+  bool baselines_only = false;
   std::map<std::string, std::string> tags;
   uint64_t seed = 0;
   std::string api_key_id;  // who submitted it ("" with auth off)
@@ -160,6 +163,9 @@ class JobStore {
   // Stores the result of the current lease and ends it; accepted = false otherwise. Timing
   // samples (samples_us) go to job_samples, not into the stored result.
   absl::StatusOr<Completion> Complete(const LeaseRef& lease, const v1::JobResult& result);
+  // The baselines RequestBaselines recorded for this lease (problem, shape, name, hardware_key;
+  // no timing), as Complete would hand them back; empty when none or the lease is not current.
+  absl::StatusOr<std::vector<v1::BaselineTiming>> RequestedBaselines(const LeaseRef& lease);
   // Records which baselines (problem, shape, name, hardware_key of each entry) the server asks
   // this lease to measure; replaces any earlier request for the job. false (nothing recorded)
   // unless the lease is current.
@@ -170,7 +176,7 @@ class JobStore {
   // attempts are used up. false when the lease was not current.
   absl::StatusOr<bool> Release(const LeaseRef& lease, const std::string& reason);
 
-  // Results of finished, fully judged (not compile-only, not cancelled) jobs whose tags contain every entry of
+  // Results of finished, fully judged (not compile-only, not baselines-only, not cancelled) jobs whose tags contain every entry of
   // `tags` and whose problem starts with `problem_prefix`, oldest first, with each job's problem.
   // Each result holds only what ComputeStats reads: verdict, gpu, speedups, and its
   // timings' shapes and median_us (no other Timing field).

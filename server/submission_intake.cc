@@ -64,6 +64,8 @@ absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const Proble
   job.is_public = request.public_();
   job.idempotency_key = request.idempotency_key();
   job.request_sha256 = RequestSha256(request);
+  job.baselines_only = request.baselines_only();
+  if (job.baselines_only) return job;  // no candidate: no plan to parse (request_checks)
 
   if (!request.launch_plan().empty()) {
     job.launch_plan = request.launch_plan();

@@ -10,6 +10,9 @@
 //    so agents read plan errors from the same place as every other verdict.
 //  * Otherwise the job carries the plan text and the plan's first line in the source, and a
 //    fresh secret seed.
+//  * A baselines-only request (no source, no plan, not compile-only: checked as malformed
+//    otherwise) gives a job with no candidate and no plan, routed like a GPU job of its problem
+//    (needs_torch as for any job of it).
 #pragma once
 
 #include "absl/status/statusor.h"

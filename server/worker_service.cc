@@ -248,9 +248,9 @@ void WorkerService::AddDefaultDenominator(const std::string& problem, v1::JobRes
   }
 }
 
-void WorkerService::StoreRequestedBaselines(const WorkerRecord& worker, const std::string& job_id,
-                                            const v1::CompleteJobRequest& request,
-                                            const std::vector<v1::BaselineTiming>& requested) {
+BaselineTriage WorkerService::TriageBaselines(const WorkerRecord& worker, const v1::CompleteJobRequest& request,
+                                              const std::vector<v1::BaselineTiming>& requested) {
+  BaselineTriage triage;
   for (const v1::BaselineTiming& baseline : request.new_baselines()) {
     const v1::BaselineTiming* asked = FindRequest(requested, baseline);
     const char* why = nullptr;
@@ -262,13 +262,20 @@ void WorkerService::StoreRequestedBaselines(const WorkerRecord& worker, const st
       why = "its median is not a positive time";
     }
     if (why != nullptr) {
-      spdlog::warn("job {}: baseline {} {} {} from {} dropped: {}", job_id, baseline.problem(), baseline.shape(),
-                   baseline.name(), worker.id, why);
+      triage.dropped.push_back(absl::StrCat(baseline.problem(), " ", baseline.shape(), " ", baseline.name(), " from ",
+                                            worker.id, " dropped: ", why));
       continue;
     }
-    v1::BaselineTiming stored = baseline;
+    v1::BaselineTiming& stored = triage.accepted.emplace_back(baseline);
     stored.set_hardware_key(asked->hardware_key());
-    if (absl::Status s = state_->baselines->Put(stored); !s.ok()) {
+  }
+  return triage;
+}
+
+void WorkerService::StoreBaselines(const std::string& job_id, const BaselineTriage& triage) {
+  for (const std::string& dropped : triage.dropped) spdlog::warn("job {}: baseline {}", job_id, dropped);
+  for (const v1::BaselineTiming& baseline : triage.accepted) {
+    if (absl::Status s = state_->baselines->Put(baseline); !s.ok()) {
       spdlog::warn("baseline not stored: {}", s.ToString());
     }
   }
@@ -280,15 +287,21 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   WorkerRecord worker;
   if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
+  const LeaseRef lease = LeaseOf(worker, request->job_id(), request->lease_token());
+  // Which measured baselines are kept is settled before the result is stored, so that a
+  // baselines-only job's stored result lists exactly the ones stored (JobResult.baselines).
+  absl::StatusOr<std::vector<v1::BaselineTiming>> requested = state_->jobs->RequestedBaselines(lease);
+  if (!requested.ok()) return ToGrpc(requested.status());
+  const BaselineTriage triage = TriageBaselines(worker, *request, *requested);
   v1::JobResult result = request->result();
   result.clear_default_denominator();  // the server's to choose, never the worker's
-  if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(JobIdOf(request->job_id()));
-      job.ok() && job->has_value()) {
+  result.clear_baselines();            // likewise: the server says what it stored
+  if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(lease.job_id); job.ok() && job->has_value()) {
     AddImportedSpeedups(worker, (*job)->problem(), &result);
     AddDefaultDenominator((*job)->problem(), &result);
+    if ((*job)->baselines_only()) *result.mutable_baselines() = {triage.accepted.begin(), triage.accepted.end()};
   }
-  absl::StatusOr<Completion> completion =
-      state_->jobs->Complete(LeaseOf(worker, request->job_id(), request->lease_token()), result);
+  absl::StatusOr<Completion> completion = state_->jobs->Complete(lease, result);
   if (!completion.ok()) return ToGrpc(completion.status());
   response->set_accepted(completion->accepted);
   if (!completion->accepted) {
@@ -296,9 +309,8 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
                  request->job_id(), worker.id);
     return grpc::Status::OK;
   }
-  StoreRequestedBaselines(worker, request->job_id(), *request, completion->requested_baselines);
-  if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(JobIdOf(request->job_id()));
-      job.ok() && job->has_value()) {
+  StoreBaselines(request->job_id(), triage);
+  if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(lease.job_id); job.ok() && job->has_value()) {
     state_->metrics->JobFinished(request->result().verdict(),
                                  static_cast<double>((*job)->finished_unix_ms() - (*job)->created_unix_ms()) / 1000.0);
   }

@@ -8,13 +8,23 @@
 // expired, wrong token), so the worker stops. CompleteJob stores the result only for the
 // current lease, and of its baselines only those the server asked that lease to measure when
 // it leased the job (none from a compile-only worker); the rest are dropped with a log line.
+// A baselines-only job's stored result lists the baselines stored (JobResult.baselines).
 // ReleaseJob of a lease that is not current is FAILED_PRECONDITION.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
 #include "server/server_state.h"
 
 namespace kjudge::server {
+
+// The baselines of one CompleteJob: those the lease was asked for (to store) and the rest.
+struct BaselineTriage {
+  std::vector<v1::BaselineTiming> accepted;  // hardware_key as the server asked
+  std::vector<std::string> dropped;          // "problem shape name from worker dropped: why"
+};
 
 class WorkerService final : public v1::WorkerService::Service {
  public:
@@ -40,10 +50,12 @@ class WorkerService final : public v1::WorkerService::Service {
   // Fills the job's spec with the problem and records the baselines this lease is asked to
   // measure; false (and the job finished as REJECTED) if the problem is gone.
   bool AttachProblem(const struct WorkerRecord& worker, LeasedJob* job);
-  // Stores the measured baselines that match a request of the completed lease; logs the rest.
-  void StoreRequestedBaselines(const struct WorkerRecord& worker, const std::string& job_id,
-                               const v1::CompleteJobRequest& request,
-                               const std::vector<v1::BaselineTiming>& requested);
+  // Splits the measured baselines of a result into those that match a request of the lease
+  // (`requested`; hardware key taken from the request) and the rest, each with why.
+  static BaselineTriage TriageBaselines(const struct WorkerRecord& worker, const v1::CompleteJobRequest& request,
+                                        const std::vector<v1::BaselineTiming>& requested);
+  // Stores the accepted baselines of a completed lease; logs the dropped ones.
+  void StoreBaselines(const std::string& job_id, const BaselineTriage& triage);
   // Speedups against baselines imported for this worker's GPU model (e.g. PyTorch eager).
   void AddImportedSpeedups(const struct WorkerRecord& worker, const std::string& problem, v1::JobResult* result);
   // Records which of the result's speedups is the default one (the strongest baseline).

@@ -17,6 +17,7 @@ void JobPrefetcher::Begin(LeaseFn lease, AbortFn should_abort) {
                                           should_abort = std::move(should_abort)]() {
     std::optional<LeasedJob> job = lease();
     if (!job.has_value()) return job;
+    if (job->lease.spec().baselines_only()) return job;  // no candidate: nothing to compile
     v1::RunSpec spec = job->lease.spec();
     spec.set_compile_only(true);
     const auto start = std::chrono::steady_clock::now();

@@ -5,7 +5,8 @@
 // Contract:
 //  * Begin() starts one background step: lease (through the caller's function, which starts
 //    the job's LeaseKeeper, so the lease is renewed from the moment it is taken), then compile
-//    a compile-only copy of the job in the compile-ahead runner. At most one step is in flight:
+//    a compile-only copy of the job in the compile-ahead runner (a baselines-only job has no
+//    candidate: it is leased and not compiled). At most one step is in flight:
 //    Begin() while one is must not be called (Take() first).
 //  * Take() waits for the step and returns the job it leased, or nullopt when there was none
 //    (or Begin() was not called). The job is returned even when the compile failed or timed out:

@@ -234,7 +234,8 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests, bool prefetch_n
   if (!job.has_value()) return false;
   const v1::RunSpec& spec = job->lease.spec();
   spdlog::info("job {}: {} {} (attempt {})", spec.job_id(), spec.problem(),
-               spec.compile_only() ? "compile-only" : "full", job->lease.attempt());
+               spec.compile_only() ? "compile-only" : (spec.baselines_only() ? "baselines-only" : "full"),
+               job->lease.attempt());
   if (prefetcher_ != nullptr && prefetch_next && stop_requests.load() == 0) {
     // No long poll here: take a second job only when one is waiting now, so a job is never
     // held back from a worker that is idle.

@@ -68,11 +68,13 @@ absl::StatusOr<JobSetup> SetUpJob(const v1::RunSpec& run) {
                            Cat("problem spec unusable: ", Msg(spec.status())));
   }
   setup.spec = *std::move(spec);
-  KJ_ASSIGN_OR_RETURN(setup.candidate_plan, CandidatePlan(run, setup.program_name));
-  if (absl::Status valid = ValidatePlanAgainstSpec(setup.candidate_plan, setup.spec); !valid.ok()) {
-    return MakeRunnerError(v1::REJECTED, Cat(setup.program_name, ":", Msg(valid)));
+  if (!run.baselines_only()) {  // a baselines-only job has no candidate (empty plan, no names)
+    KJ_ASSIGN_OR_RETURN(setup.candidate_plan, CandidatePlan(run, setup.program_name));
+    if (absl::Status valid = ValidatePlanAgainstSpec(setup.candidate_plan, setup.spec); !valid.ok()) {
+      return MakeRunnerError(v1::REJECTED, Cat(setup.program_name, ":", Msg(valid)));
+    }
+    KJ_ASSIGN_OR_RETURN(setup.candidate_names, NameExpressions(setup.candidate_plan, setup.spec));
   }
-  KJ_ASSIGN_OR_RETURN(setup.candidate_names, NameExpressions(setup.candidate_plan, setup.spec));
   absl::StatusOr<std::vector<std::string>> ref = NameExpressions(setup.spec.reference_plan, setup.spec);
   if (!ref.ok()) {
     return MakeRunnerError(v1::INTERNAL_ERROR,

@@ -2,6 +2,7 @@
 // spec, the candidate's launch plan (from RunSpec.launch_plan, else the source's kjudge-plan
 // block), validated against the spec, and the kernel name expressions NVRTC must instantiate
 // for the candidate and the reference (every test and bench shape; deduplicated, sorted).
+// A baselines-only RunSpec has no candidate: its plan stays empty and it has no names.
 //
 // Contract: SetUpJob() fails with REJECTED for a submission's fault (no plan, a plan parse or
 // validation error with its line:column, a template argument that does not evaluate) and with

@@ -1,7 +1,8 @@
 // Baseline measurement: the baselines missing from RunSpec.cached_baselines ("reference" and the
 // problem's library baselines) timed on a bench shape's first input set and returned in
 // new_baselines; a library baseline that computes the whole problem is dropped when its output
-// disagrees with the reference.
+// disagrees with the reference. A baselines-only job (no candidate) is this step alone, on a
+// bench set made for it.
 #include "worker/judge/verdict_protocol.h"
 
 #include <functional>
@@ -10,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "absl/strings/str_format.h"
 #include "proto/hardware_key.h"
 #include "worker/gpu/runner_error.h"
 #include "worker/gpu/str_util.h"
@@ -29,16 +31,73 @@ const v1::BaselineTiming* VerdictProtocol::CachedBaseline(const std::string& sha
 
 int VerdictProtocol::MissingBaselineCount() const {
   int missing = 0;
-  for (const Shape& shape : setup_.spec.bench_shapes) {
-    if (!OracleProblem() && CachedBaseline(shape.Label(), "reference") == nullptr) ++missing;
-    missing += static_cast<int>(MissingOracleBaselines(shape).size());
-    for (const LibraryBaselineSpec& b : setup_.spec.baselines) {
-      if (IsKnownBaselineKind(b.kind) && CachedBaseline(shape.Label(), b.name) == nullptr) {
-        ++missing;
-      }
-    }
+  for (const Shape& shape : setup_.spec.bench_shapes) missing += MissingBaselinesAt(shape);
+  return missing;
+}
+
+int VerdictProtocol::MissingBaselinesAt(const Shape& shape) const {
+  int missing = 0;
+  if (!OracleProblem() && CachedBaseline(shape.Label(), "reference") == nullptr) ++missing;
+  missing += static_cast<int>(MissingOracleBaselines(shape).size());
+  for (const LibraryBaselineSpec& b : setup_.spec.baselines) {
+    if (IsKnownBaselineKind(b.kind) && CachedBaseline(shape.Label(), b.name) == nullptr) ++missing;
   }
   return missing;
+}
+
+absl::Status VerdictProtocol::BaselinesOnlyJob() {
+  if (!FullJob()) {
+    return MakeRunnerError(v1::INTERNAL_ERROR,
+                           "a baselines-only job needs a GPU runner; this one has no GPU");
+  }
+  progress_(v1::STAGE_COMPILING, 0, 1);
+  KJ_ASSIGN_OR_RETURN(setup_, SetUpJob(run_));
+  if (OracleProblem()) {
+    KJ_RETURN_IF_ERROR(Oracle(env_.oracle).status());  // none here: INTERNAL_ERROR at once
+  } else {
+    KJ_RETURN_IF_ERROR(CompileReference());
+  }
+  BeginCompileOracle();  // torch.compile starts now; a later job times it
+  Mark("reference compile");
+  baselines_total_ = MissingBaselineCount();
+  AddBenchFlags();
+  for (size_t i = 0; i < setup_.spec.bench_shapes.size(); ++i) {
+    const Shape& shape = setup_.spec.bench_shapes[i];
+    if (MissingBaselinesAt(shape) == 0) continue;
+    KJ_RETURN_IF_ERROR(WithContext(MeasureShapeBaselines(i), Cat("bench shape ", shape.Label())));
+  }
+  Mark("baselines");
+  v1::JobResult* result = out_.mutable_result();
+  result->set_verdict(v1::BASELINES_MEASURED);
+  result->set_message(BaselinesMessage());
+  return absl::OkStatus();
+}
+
+absl::Status VerdictProtocol::MeasureShapeBaselines(size_t i) {
+  const Shape& shape = setup_.spec.bench_shapes[i];
+  // As TimeShape: REJECTED when not even one input set fits; then one set, whose expected
+  // outputs are made as before a timed sample (a library that computes the whole problem is
+  // checked against the reference here, as in a full job).
+  KJ_RETURN_IF_ERROR(InputSetsThatFit(shape).status());
+  KJ_ASSIGN_OR_RETURN(BenchSet set, MakeBenchSet(i, 0));
+  KJ_RETURN_IF_ERROR(PrepareSample(i, set));
+  const double floor_us = FloorUs(setup_.spec, shape, MeasuredCeilings());
+  return MeasureBaselines(i, set.tensors, floor_us);
+}
+
+std::string VerdictProtocol::BaselinesMessage() const {
+  if (out_.new_baselines().empty() && baselines_not_measured_.empty()) {
+    return Cat("nothing to measure: every baseline of ", run_.problem(),
+               " is cached for this GPU");
+  }
+  std::string measured;
+  for (const v1::BaselineTiming& b : out_.new_baselines()) {
+    Append(&measured, measured.empty() ? "" : ", ", b.name(), " at ", b.shape(), " (",
+           absl::StrFormat("%.3f", b.timing().median_us()), " us)");
+  }
+  std::string message = measured.empty() ? "measured no baseline" : Cat("measured ", measured);
+  for (const std::string& why : baselines_not_measured_) Append(&message, "; not measured: ", why);
+  return message;
 }
 
 absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, double floor_us) {
@@ -82,6 +141,7 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
       absl::Status err = AsInternal(timing.status(), Cat("baseline ", name));
       if (DescribeError(err).sticky) return err;
       spdlog::warn("{} at {}: {}", name, shape.Label(), err.ToString());
+      baselines_not_measured_.push_back(Cat(name, " at ", shape.Label(), ": ", DescribeError(err).message));
       continue;
     }
     spdlog::info("{} baseline {}: {} samples, median {:.3f} us", shape.Label(), name,

@@ -108,6 +108,7 @@ absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i
   KJ_RETURN_IF_ERROR(AsInternal(
       set.tensors.GenerateInputs(*env_.utilities, set.input_seed, env_.stream),
       "input generation"));
+  if (run_.baselines_only()) return set;  // no candidate to bind it to
   KJ_RETURN_IF_ERROR(BindSet(set.id, true, i, set.tensors, set.scratch));
   return set;
 }

@@ -59,7 +59,8 @@ v1::RunnerResult VerdictProtocol::Run() {
     Mark("candidate finish");
   }
   if (FullJob()) spdlog::info("job {} phases (ms): {}", run_.job_id(), phases_);
-  if (FullJob() && env_.candidates != nullptr) env_.candidates->Warm();
+  // A baselines-only job had no candidate: it starts none for the next job either.
+  if (FullJob() && !run_.baselines_only() && env_.candidates != nullptr) env_.candidates->Warm();
   result->set_run_ms(std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - start)
                          .count());
@@ -74,6 +75,7 @@ void VerdictProtocol::Mark(const char* phase) {
 }
 
 absl::Status VerdictProtocol::Execute() {
+  if (run_.baselines_only()) return BaselinesOnlyJob();  // verdict_baselines.cc
   progress_(v1::STAGE_COMPILING, 0, FullJob() ? 2 : 1);
   KJ_ASSIGN_OR_RETURN(setup_, SetUpJob(run_));
   KJ_RETURN_IF_ERROR(CompileCandidate());

@@ -33,6 +33,14 @@
 //      carries SOL% and the floor; throttled samples (NVML) are discarded and flagged; verdict
 //      CORRECT.
 // Compile-only job (or no GPU): set up + compile the candidate only → COMPILED.
+// Baselines-only job (RunSpec.baselines_only; a GPU runner only, else INTERNAL_ERROR): no
+// candidate at all (no compile, no candidate process, no test shapes, no guard checks of
+// candidate buffers); set up, the reference compiled (or the oracle found), then per bench shape
+// with a baseline missing from RunSpec.cached_baselines: one bench input set with its expected
+// outputs exactly as for a timed sample (MakeBenchSet, PrepareSample), the floor, and the
+// baseline measurement of step 4 (MeasureBaselines, the same checks); verdict
+// BASELINES_MEASURED, the message listing what was measured and what was not, and why (a
+// torch_compile still compiling is timed by a later job).
 // Errors never escape: Run() always returns a result. A sticky CUDA error ends the job with
 // RUNTIME_ERROR (the message names the plan launch and shape) and sticky() turns true: the
 // caller must write the result and exit(3). An out-of-bounds write caught by a guard band
@@ -210,6 +218,14 @@ class VerdictProtocol {
   // Baseline measurement (verdict_baselines.cc).
   // How many baselines of the bench shapes are not in RunSpec.cached_baselines.
   int MissingBaselineCount() const;
+  // Those of one bench shape.
+  int MissingBaselinesAt(const Shape& shape) const;
+  // A baselines-only job from set-up to its verdict (see the header comment).
+  absl::Status BaselinesOnlyJob();
+  // Bench shape i of a baselines-only job: one bench set, its expected outputs, the baselines.
+  absl::Status MeasureShapeBaselines(size_t i);
+  // BASELINES_MEASURED's message: what new_baselines holds and what was not measured.
+  std::string BaselinesMessage() const;
   absl::Status MeasureBaselines(size_t i, TensorSet& tensors, double floor_us);
   absl::Status CheckBaselineOutputs(const Shape& shape, const TensorSet& tensors);
   const v1::BaselineTiming* CachedBaseline(const std::string& shape,
@@ -244,6 +260,7 @@ class VerdictProtocol {
   std::map<std::string, double> candidate_median_;                  // by shape label
   int baselines_total_ = 0;
   int baselines_done_ = 0;
+  std::vector<std::string> baselines_not_measured_;  // "name at shape: why" (MeasureBaselines)
   v1::RunnerResult out_;
 };
 

@@ -48,6 +48,7 @@ class Verdict(str, enum.Enum):
     REJECTED = "REJECTED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     CANCELLED = "CANCELLED"
+    BASELINES_MEASURED = "BASELINES_MEASURED"  # a baselines-only job (kjudge baselines measure)
 
 
 class JobState(str, enum.Enum):

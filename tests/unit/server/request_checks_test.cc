@@ -29,6 +29,25 @@ TEST(RequestChecks, AcceptsAWellFormedRequest) {
   EXPECT_TRUE(CheckSubmitRequest(unicode, SubmitLimits{}).ok());
 }
 
+TEST(RequestChecks, ABaselinesOnlyRequestCarriesNothingOfACandidate) {
+  v1::SubmitRequest request;
+  request.set_problem("level1/19_ReLU");
+  request.set_baselines_only(true);
+  EXPECT_TRUE(CheckSubmitRequest(request, SubmitLimits{}).ok());
+  v1::SubmitRequest with_source = request;
+  with_source.set_source("__global__ void k() {}\n");
+  EXPECT_TRUE(Message(with_source).starts_with("source: must be empty with baselines_only"));
+  v1::SubmitRequest with_plan = request;
+  with_plan.set_launch_plan("launch k grid(1) block(1) args()");
+  EXPECT_TRUE(Message(with_plan).starts_with("launch_plan: must be empty with baselines_only"));
+  v1::SubmitRequest compile_only = request;
+  compile_only.set_compile_only(true);
+  EXPECT_TRUE(Message(compile_only).starts_with("compile_only: cannot be combined with baselines_only"));
+  v1::SubmitRequest no_source = Good();  // without baselines_only a source is required, as before
+  no_source.clear_source();
+  EXPECT_TRUE(Message(no_source).starts_with("source: empty"));
+}
+
 TEST(RequestChecks, FindsTheFirstInvalidUtf8Byte) {
   EXPECT_EQ(FirstInvalidUtf8("plain"), std::nullopt);
   EXPECT_EQ(FirstInvalidUtf8("ab\xff"), 2U);

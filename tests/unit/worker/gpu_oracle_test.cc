@@ -351,5 +351,50 @@ TEST(GpuOracle, CrossCheckComparesReferenceCuWithTheOracle) {
   EXPECT_EQ(unchecked.result().verdict(), v1::WRONG_ANSWER) << unchecked.result().message();
 }
 
+// A baselines-only job (RunSpec.baselines_only: no source, no plan) of the module problem: no
+// candidate, no test shapes; the oracle's bench set and torch_eager, checked as in a full job.
+// With torch_eager cached there is nothing left to measure.
+TEST(GpuOracle, BaselinesOnlyJobMeasuresTorchEagerWithoutACandidate) {
+  SKIP_WITHOUT_MODULE_JOBS();
+  v1::RunSpec spec = ModuleRunSpec("");
+  spec.set_job_id("baselines-only");
+  spec.set_baselines_only(true);
+  const v1::RunnerResult r = JudgeForOracleTest(spec, &Keeper());
+  EXPECT_EQ(r.result().verdict(), v1::BASELINES_MEASURED) << r.result().message();
+  EXPECT_TRUE(HasBaseline(r, "torch_eager")) << r.result().message();
+  EXPECT_FALSE(HasBaseline(r, "reference"));  // there is no reference.cu to time
+  EXPECT_THAT(r.result().message(), HasSubstr("measured torch_eager at "));
+  EXPECT_TRUE(r.result().timings().empty());   // no candidate timings
+  EXPECT_TRUE(r.result().tests().empty());     // no test shapes
+  EXPECT_TRUE(r.result().speedups().empty());
+  EXPECT_EQ(r.result().compile_ms(), 0.0);     // nothing compiled
+  EXPECT_TRUE(r.result().candidate_output().empty());
+  for (const v1::BaselineTiming& b : r.new_baselines()) {
+    EXPECT_GT(b.timing().median_us(), 0.0) << b.name();
+    EXPECT_EQ(b.problem(), spec.problem());
+    EXPECT_FALSE(b.hardware_key().empty());
+  }
+
+  for (const v1::BaselineTiming& b : r.new_baselines()) *spec.add_cached_baselines() = b;
+  const v1::RunnerResult again = JudgeForOracleTest(spec, &Keeper());
+  EXPECT_EQ(again.result().verdict(), v1::BASELINES_MEASURED) << again.result().message();
+  EXPECT_TRUE(again.new_baselines().empty());
+  EXPECT_THAT(again.result().message(), HasSubstr("nothing to measure"));
+}
+
+// The same problem with reference.cu too: "reference" is timed beside torch_eager, on the bench
+// set whose expected outputs reference.cu computed.
+TEST(GpuOracle, BaselinesOnlyJobTimesTheCudaReferenceToo) {
+  SKIP_WITHOUT_MODULE_JOBS();
+  v1::RunSpec spec = BothReferences("fmaxf(x[i], 0.0f)");
+  spec.clear_source();
+  spec.set_baselines_only(true);
+  const v1::RunnerResult r = JudgeForOracleTest(spec, &Keeper());
+  EXPECT_EQ(r.result().verdict(), v1::BASELINES_MEASURED) << r.result().message();
+  EXPECT_TRUE(HasBaseline(r, "reference")) << r.result().message();
+  EXPECT_TRUE(HasBaseline(r, "torch_eager")) << r.result().message();
+  EXPECT_TRUE(r.result().timings().empty());
+}
+
 }  // namespace
 }  // namespace kjudge::runner

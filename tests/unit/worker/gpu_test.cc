@@ -614,6 +614,116 @@ TEST(GpuVerdict, SolAndTenfoldLibrarySpeedupFlag) {
   EXPECT_TRUE(flagged);
 }
 
+// A baselines-only job (RunSpec.baselines_only: no source, no plan): no candidate is compiled,
+// started or timed; the bench shape's set gets its expected outputs and "reference" is timed
+// (floor and SOL% as in a full job). With it cached, nothing is left to measure.
+TEST(GpuVerdict, BaselinesOnlyJobTimesTheReferenceWithoutACandidate) {
+  SKIP_WITHOUT_GPU();
+  v1::RunSpec spec = testing::ReluRunSpec("", false);
+  spec.set_baselines_only(true);
+  const v1::RunnerResult r = Judge(spec);
+  ASSERT_EQ(r.result().verdict(), v1::BASELINES_MEASURED) << r.result().message();
+  ASSERT_EQ(r.new_baselines_size(), 1) << r.result().message();
+  const v1::BaselineTiming& b = r.new_baselines(0);
+  EXPECT_EQ(b.name(), "reference");
+  EXPECT_EQ(b.shape(), "M=64,N=4096");
+  EXPECT_EQ(b.problem(), "test/relu");
+  EXPECT_GT(b.timing().median_us(), 0.0);
+  EXPECT_GT(b.timing().floor_us(), 0.0);
+  EXPECT_FALSE(b.hardware_key().empty());
+  EXPECT_THAT(r.result().message(), HasSubstr("measured reference at M=64,N=4096"));
+  EXPECT_TRUE(r.result().timings().empty());  // no candidate timings
+  EXPECT_TRUE(r.result().tests().empty());    // no test shapes
+  EXPECT_TRUE(r.result().speedups().empty());
+  EXPECT_EQ(r.result().compile_ms(), 0.0);    // no candidate compiled
+  EXPECT_TRUE(r.result().candidate_output().empty());
+  EXPECT_FALSE(r.runner_exits());
+
+  *spec.add_cached_baselines() = b;
+  const v1::RunnerResult again = Judge(spec);
+  EXPECT_EQ(again.result().verdict(), v1::BASELINES_MEASURED) << again.result().message();
+  EXPECT_EQ(again.new_baselines_size(), 0);
+  EXPECT_THAT(again.result().message(), HasSubstr("nothing to measure"));
+}
+
+// A small square SGEMM with a cuBLAS baseline (as level1/1's): a baselines-only job times the
+// library baseline, checked against the reference, beside "reference".
+TEST(GpuVerdict, BaselinesOnlyJobTimesALibraryBaseline) {
+  SKIP_WITHOUT_GPU();
+  v1::RunSpec spec;
+  spec.set_job_id("baselines-only-gemm");
+  spec.set_problem("test/sgemm");
+  spec.set_seed(7);
+  spec.set_baselines_only(true);
+  spec.set_spec_toml(R"(name = "test/sgemm"
+level = 1
+title = "SGEMM"
+description = "C = A @ B"
+sizes = ["N"]
+test_shapes = [ { N = 7 } ]
+bench_shapes = [ { N = 512 } ]
+
+[[tensor]]
+name = "A"
+dtype = "f32"
+shape = ["N", "N"]
+role = "in"
+init = { dist = "uniform", low = -1.0, high = 1.0 }
+
+[[tensor]]
+name = "B"
+dtype = "f32"
+shape = ["N", "N"]
+role = "in"
+init = { dist = "uniform", low = -1.0, high = 1.0 }
+
+[[tensor]]
+name = "C"
+dtype = "f32"
+shape = ["N", "N"]
+role = "out"
+
+[reference]
+source = "reference.cu"
+plan = """matmul_ref<<<dim3(cdiv(N, 16), cdiv(N, 16)), dim3(16, 16)>>>(A, B, C, N);"""
+
+[tolerance]
+atol = 1e-3
+rtol = 1e-4
+rel_l2 = 1e-5
+
+[cost]
+flops = "2 * N * N * N"
+bytes = "12 * N * N"
+
+[[baseline]]
+name = "cublas"
+kind = "cublas_gemm"
+params = { a = "A", b = "B", c = "C", m = "N", n = "N", k = "N" }
+)");
+  spec.set_reference_source(R"(
+extern "C" __global__ void matmul_ref(const float* A, const float* B, float* C, int N) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= N || col >= N) return;
+  double acc = 0.0;
+  for (int k = 0; k < N; ++k) acc += (double)A[(size_t)row * N + k] * (double)B[(size_t)k * N + col];
+  C[(size_t)row * N + col] = (float)acc;
+}
+)");
+  const v1::RunnerResult r = Judge(spec);
+  ASSERT_EQ(r.result().verdict(), v1::BASELINES_MEASURED) << r.result().message();
+  std::vector<std::string> names;
+  for (const v1::BaselineTiming& b : r.new_baselines()) {
+    names.push_back(b.name());
+    EXPECT_EQ(b.shape(), "N=512");
+    EXPECT_GT(b.timing().median_us(), 0.0) << b.name();
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"cublas", "reference"})) << r.result().message();
+  EXPECT_TRUE(r.result().timings().empty());
+}
+
 TEST(GpuCeilings, MeasuredCeilingsArePlausible) {
   SKIP_WITHOUT_GPU();
   Env& env = Env::Get();
