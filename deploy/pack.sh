@@ -17,7 +17,8 @@
 #   share/kjudge/oracle/kjudge_oracle/  the PyTorch oracle (worker/oracle/README.md): the runner
 #              starts `python3 -m kjudge_oracle` with PYTHONPATH=bin/../share/kjudge/oracle
 #   problems/  the problem catalog
-#   tests/gpu/ the GPU test suite (run_suite.sh, cases/, run_catalog.sh, run_corpus.sh)
+#   tests/gpu/ the GPU test suite (run_suite.sh, cases/, run_catalog.sh, run_catalog_shards.sh,
+#              run_corpus.sh)
 #   tests/corpus/ the kernel corpus that tests/gpu/run_corpus.sh judges
 #   tests/oracle/ the PyTorch oracle's tests (`python3 tests/oracle/run_tests.py --cuda`)
 #   env.sh     `source`-able: sets KJUDGE_HOME, LD_LIBRARY_PATH=<bundle>/lib:/usr/local/cuda/lib64
@@ -125,7 +126,7 @@ cp -R "$ROOT/tests/corpus" "$OUT/tests/corpus"   # the kernel corpus (tests/gpu/
 cp -R "$ROOT/tests/oracle" "$OUT/tests/oracle"   # the oracle's tests (run_tests.py --cuda on a GPU host)
 rm -rf "$OUT/tests/oracle/__pycache__"
 mkdir -p "$OUT/bench" && cp -R "$ROOT/bench/throughput" "$OUT/bench/throughput"
-chmod +x "$OUT/tests/gpu/run_suite.sh" "$OUT/tests/gpu/run_corpus.sh" 2>/dev/null || true
+chmod +x "$OUT"/tests/gpu/*.sh 2>/dev/null || true
 
 # ---- env.sh ----
 cat > "$OUT/env.sh" <<'ENV'

@@ -26,6 +26,18 @@ std::string ArchFor(int major, int minor) {
   return Cat("sm_", major, minor, major >= 9 ? "a" : "");
 }
 
+std::string CudaVisibleDeviceOf(const cudaUUID_t& uuid) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 0xF]);
+  }
+  return out;
+}
+
 GpuContext DetectGpu(const RunnerOptions& options) {
   if (options.compile_only) return NoGpu(options, "started with --compile-only");
   int count = 0;

@@ -37,4 +37,12 @@ struct GpuContext {
 std::string ArchFor(int major, int minor);
 GpuContext DetectGpu(const RunnerOptions& options);
 
+// The CUDA_VISIBLE_DEVICES value that shows a child process exactly this device, whatever the
+// judge's own visibility and --device index: "GPU-" and the device's UUID in the form
+// nvidia-smi prints (8-4-4-4-12 lower-case hex digits). The PyTorch oracle has no --device of its
+// own; given this, its device 0 (and its compile children's) is the judge's device, so the VMM
+// allocations it maps are on the GPU they were made on (on a host with several GPUs and one
+// worker per GPU, --device N > 0 had the oracle map them on device 0).
+std::string CudaVisibleDeviceOf(const cudaUUID_t& uuid);
+
 }  // namespace kjudge::runner

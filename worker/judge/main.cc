@@ -220,6 +220,10 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   GpuResources res;
   oracle::OracleOptions oracle_options;
   oracle_options.python = serve.oracle_python;
+  // The oracles (and their compile children) see this runner's device alone, as their device 0.
+  if (gpu.has_gpu) {
+    oracle_options.env.push_back("CUDA_VISIBLE_DEVICES=" + CudaVisibleDeviceOf(gpu.props.uuid));
+  }
   oracle_options.request_timeout = std::chrono::milliseconds(serve.oracle_timeout_ms);
   // Well inside the worker's 60 s wait for the Hello (runner_supervisor.h), GPU set-up included:
   // an oracle slower than this leaves the runner without one (torch_version "").

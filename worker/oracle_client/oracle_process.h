@@ -106,11 +106,12 @@ struct CompileState {
 // at compile time), else $KJUDGE_ORACLE_PATH; NotFound saying all three when none is there.
 absl::StatusOr<std::string> OraclePackagePath();
 
-// The compile oracle's options: `eager`'s, named "PyTorch compile oracle", Inductor on one
-// compile thread (a compile takes one core from the judge's timings, not all), and with
-// `cache_dir` non-empty, TORCHINDUCTOR_CACHE_DIR=<its absolute path>: a lasting cache that
-// kjudge_oracle.warm_compile fills ahead with the same two variables. Empty: the oracle's private
-// HOME, lost when it exits. Timeouts and patience are the caller's.
+// The compile oracle's options: `eager`'s (its env kept, so it sees the same device), named
+// "PyTorch compile oracle", Inductor on one compile thread (a compile takes one core from the
+// judge's timings, not all), and with `cache_dir` non-empty, TORCHINDUCTOR_CACHE_DIR=<its
+// absolute path>: a lasting cache that kjudge_oracle.warm_compile fills ahead with the same two
+// variables. Empty: the oracle's private HOME, lost when it exits. Timeouts and patience are the
+// caller's.
 OracleOptions CompileOracleOptions(OracleOptions eager, const std::string& cache_dir);
 // `flag` when given, else the first python3 on PATH; NotFound when there is none.
 absl::StatusOr<std::string> OraclePython(const std::string& flag);

@@ -291,6 +291,20 @@ TEST(OracleClient, ExtraEnvironmentReachesTheOracle) {
   EXPECT_NEAR(p.out.data[0], 1.5 * p.Expected(0, 0), 1e-5 * (1.0 + std::abs(p.Expected(0, 0))));
 }
 
+// The compile oracle sees what the oracle sees: the judge puts its device
+// (CUDA_VISIBLE_DEVICES=GPU-<uuid>) in the eager options' env, and the compile options keep it
+// beside their own variables (no oracle process needed).
+TEST(OracleClient, CompileOracleOptionsKeepTheOraclesEnvironment) {
+  OracleOptions eager;
+  eager.env = {"CUDA_VISIBLE_DEVICES=GPU-00112233-4455-6677-8899-aabbccddeeff"};
+  const OracleOptions compile = CompileOracleOptions(eager, "/tmp/kjudge-inductor");
+  EXPECT_EQ(compile.name, "PyTorch compile oracle");
+  EXPECT_EQ(compile.env, (std::vector<std::string>{
+                             "CUDA_VISIBLE_DEVICES=GPU-00112233-4455-6677-8899-aabbccddeeff",
+                             "TORCHINDUCTOR_COMPILE_THREADS=1",
+                             "TORCHINDUCTOR_CACHE_DIR=/tmp/kjudge-inductor"}));
+}
+
 TEST(OracleClient, AnErrorReplyNamesTheFileAndTheOracleServesOn) {
   SKIP_WITHOUT_ORACLE();
   absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());
