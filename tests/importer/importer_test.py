@@ -21,6 +21,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 from pathlib import Path
 
@@ -207,8 +208,38 @@ def check_hand_patches(tmp):
     expect(check.returncode == 0, f"66: check_problems passes: {check.stdout[-800:]}")
 
 
+def check_fit_flops():
+    """fit_flops finds an exact product of sizes, and gives up on a deep model's hundreds of
+    derived sizes within its bound (level3/45 searched C(n, 6) products for hours)."""
+    sys.path.insert(0, str(IMPORTER.parent))
+    import import_kernelbench as imp  # noqa: E402 pylint: disable=import-outside-toplevel
+
+    class Run:  # the one field fit_flops reads
+        def __init__(self, flops):
+            self.flops = flops
+
+    shapes = [{"b": 2, "n": 3}, {"b": 5, "n": 7}, {"b": 11, "n": 13}]
+    runs = [Run(4 * v["b"] * v["n"]) for v in shapes]
+    expr, _ = imp.fit_flops(runs, lambda r: shapes[runs.index(r)], ["b", "n"])
+    expect(expr == "4 * b * n", f"fit_flops fits 4 * b * n exactly: {expr}")
+
+    many = [f"x_d{i}" for i in range(300)]
+    deep = [{s: 2 + i * 3 + k for i, s in enumerate(many)} for k in range(3)]
+    deep_runs = [Run(10 ** 9 + d) for d in (0, 7, 100)]  # no c * product + d fits these
+    started = time.time()
+    saved = imp.FIT_FLOPS_TRIES
+    imp.FIT_FLOPS_TRIES = 20_000
+    try:
+        expr, note = imp.fit_flops(deep_runs, lambda r: deep[deep_runs.index(r)], many)
+    finally:
+        imp.FIT_FLOPS_TRIES = saved
+    expect(expr == str(10 ** 9) and "within 20000 tries" in note and time.time() - started < 30,
+           f"fit_flops gives up within its bound on 300 derived sizes: {expr!r}, {note[-80:]!r}")
+
+
 def main():
     check_draw_transforms()
+    check_fit_flops()
     with tempfile.TemporaryDirectory() as tmp:
         check_hand_patches(tmp)
     with tempfile.TemporaryDirectory() as tmp:
