@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <utility>
 
+#include "worker/gpu/runner_error.h"
 #include "worker/gpu/str_util.h"
 #include "worker/process/descriptor_passing.h"
 
@@ -29,34 +31,52 @@ int MsUntil(MessageChannel::Clock::time_point deadline) {
 
 absl::Status MessageChannel::Send(const google::protobuf::MessageLite& message,
                                   const std::vector<int>& fds) {
-  if (fds.size() > kMaxFds) return absl::InvalidArgumentError("too many descriptors in a frame");
-  std::string body;
-  if (!message.SerializeToString(&body)) return absl::InternalError("serializing a message");
-  unsigned char header[8];
-  uint64_t n = body.size();
-  for (unsigned char& b : header) {
-    b = static_cast<unsigned char>(n & 0xFFU);
+  if (fds.size() > kMaxFrameFds) {
+    return absl::InvalidArgumentError(
+        Cat(fds.size(), " descriptors in a frame (at most ", kMaxFrameFds, ")"));
+  }
+  std::string frame(8, '\0');
+  if (!message.AppendToString(&frame)) return absl::InternalError("serializing a message");
+  uint64_t n = frame.size() - 8;
+  for (int i = 0; i < 8; ++i) {
+    frame[i] = static_cast<char>(n & 0xFFU);
     n >>= 8U;
   }
-  const ssize_t sent = process::SendWithDescriptors(socket_.get(), header, sizeof(header), fds);
-  if (sent < 0) return Errno("sending a frame header");
-  // A stream socket may take part of the header: the rest goes as plain bytes.
-  std::string rest(reinterpret_cast<const char*>(header) + sent, sizeof(header) - sent);
-  rest += body;
-  size_t done = 0;
-  while (done < rest.size()) {
-    const ssize_t w = send(socket_.get(), rest.data() + done, rest.size() - done, MSG_NOSIGNAL);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return Errno("sending a frame");
-    }
-    done += static_cast<size_t>(w);
+  const size_t groups = (fds.size() + kMaxFdsPerSend - 1) / kMaxFdsPerSend;
+  if (groups > 1 && frame.size() - 8 < groups - 1) {
+    return absl::InvalidArgumentError(Cat(fds.size(), " descriptors need a message of at least ",
+                                          groups - 1, " bytes to travel with"));
   }
+  // Group 0 travels with the 8 header bytes, group g >= 1 with message byte g - 1 (frame byte
+  // 7 + g); the rest goes as plain bytes. A stream socket may take part of a piece: the rest of
+  // it follows as plain bytes (the descriptors went with its first byte).
+  size_t done = 0;
+  const auto send_plain = [&](size_t end) -> absl::Status {
+    while (done < end) {
+      const ssize_t w = send(socket_.get(), frame.data() + done, end - done, MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return Errno("sending a frame");
+      done += static_cast<size_t>(w);
+    }
+    return absl::OkStatus();
+  };
+  for (size_t g = 0; g < std::max<size_t>(groups, 1); ++g) {
+    const size_t piece_end = g == 0 ? 8 : 8 + g;
+    const size_t first = std::min(g * kMaxFdsPerSend, fds.size());
+    const size_t count = std::min(kMaxFdsPerSend, fds.size() - first);
+    const ssize_t sent =
+        process::SendWithDescriptors(socket_.get(), frame.data() + done, piece_end - done,
+                                     std::span<const int>(fds.data() + first, count));
+    if (sent <= 0) return Errno("sending a frame with descriptors");
+    done += static_cast<size_t>(sent);
+    KJ_RETURN_IF_ERROR(send_plain(piece_end));
+  }
+  KJ_RETURN_IF_ERROR(send_plain(frame.size()));
   return absl::OkStatus();
 }
 
 absl::Status MessageChannel::ReadExactly(char* data, size_t n, Clock::time_point deadline,
-                                         std::vector<ScopedFd>* fds) {
+                                         std::vector<ScopedFd>* fds, size_t& received_fds) {
   size_t got = 0;
   while (got < n) {
     pollfd p{socket_.get(), POLLIN, 0};
@@ -70,7 +90,7 @@ absl::Status MessageChannel::ReadExactly(char* data, size_t n, Clock::time_point
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerSend)];
     msg.msg_control = control;
     msg.msg_controllen = sizeof(control);
     const ssize_t r = recvmsg(socket_.get(), &msg, MSG_CMSG_CLOEXEC);
@@ -79,15 +99,26 @@ absl::Status MessageChannel::ReadExactly(char* data, size_t n, Clock::time_point
       return Errno("receiving");
     }
     if (r == 0) return absl::UnavailableError("the peer closed the channel");
+    size_t arrived = 0;
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
       const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
       for (size_t i = 0; i < count; ++i) {
         int fd = -1;
         std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-        ScopedFd owned(fd);
+        ScopedFd owned(fd);  // closed here unless the caller takes it
         if (fds != nullptr) fds->push_back(std::move(owned));
+        ++arrived;
       }
+    }
+    received_fds += arrived;
+    if ((msg.msg_flags & MSG_CTRUNC) != 0) {
+      return absl::InvalidArgumentError(
+          Cat("descriptors lost in transit (more than ", kMaxFdsPerSend, " in one send)"));
+    }
+    if (received_fds > kMaxFrameFds) {
+      return absl::InvalidArgumentError(
+          Cat("more than ", kMaxFrameFds, " descriptors in one frame"));
     }
     got += static_cast<size_t>(r);
   }
@@ -98,7 +129,9 @@ absl::Status MessageChannel::Receive(google::protobuf::MessageLite* message,
                                      Clock::time_point deadline, std::vector<ScopedFd>* fds) {
   unsigned char header[8];
   if (fds != nullptr) fds->clear();
-  absl::Status s = ReadExactly(reinterpret_cast<char*>(header), sizeof(header), deadline, fds);
+  size_t received_fds = 0;
+  absl::Status s =
+      ReadExactly(reinterpret_cast<char*>(header), sizeof(header), deadline, fds, received_fds);
   if (!s.ok()) return s;
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8U) | header[i];
@@ -106,7 +139,7 @@ absl::Status MessageChannel::Receive(google::protobuf::MessageLite* message,
     return absl::InvalidArgumentError(Cat("a frame of ", n, " bytes is over the limit"));
   }
   std::string body(n, '\0');
-  s = ReadExactly(body.data(), body.size(), deadline, fds);
+  s = ReadExactly(body.data(), body.size(), deadline, fds, received_fds);
   if (!s.ok()) return s;
   if (!message->ParseFromString(body)) return absl::InvalidArgumentError("an unparsable frame");
   return absl::OkStatus();

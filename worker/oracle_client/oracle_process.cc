@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <sstream>
 #include <system_error>
 
@@ -217,12 +218,26 @@ absl::Status OracleProcess::Send(const std::string& op, const std::string& body,
                         std::to_string(kMaxPacketBytes) + "-byte packet limit",
                 false);
   }
-  if (fds.size() > kMaxPacketFds) {
-    return Fail(op, std::to_string(fds.size()) + " descriptors in one packet (at most " +
-                        std::to_string(kMaxPacketFds) + ")",
+  if (fds.size() > kMaxRequestFds) {
+    return Fail(op, std::to_string(fds.size()) + " descriptors in one request (at most " +
+                        std::to_string(kMaxRequestFds) + ")",
                 false);
   }
-  const ssize_t sent = process::SendWithDescriptors(socket_.get(), body.data(), body.size(), fds);
+  // All but the last kMaxPacketFds or fewer go ahead in `fds` packets, in order; the request's
+  // own packet carries the rest (docs/pytorch-problems.md §3).
+  static const std::string kCarrier = R"({"op":"fds"})";
+  size_t first = 0;
+  while (fds.size() - first > kMaxPacketFds) {
+    const std::span<const int> group(fds.data() + first, kMaxPacketFds);
+    if (process::SendWithDescriptors(socket_.get(), kCarrier.data(), kCarrier.size(), group) < 0) {
+      if (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN) return Gone(op);
+      return Fail(op, Errno("sending the request's descriptors"), true);
+    }
+    first += kMaxPacketFds;
+  }
+  const ssize_t sent = process::SendWithDescriptors(
+      socket_.get(), body.data(), body.size(),
+      std::span<const int>(fds.data() + first, fds.size() - first));
   if (sent < 0) {
     if (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN) return Gone(op);
     return Fail(op, Errno("sending the request"), true);

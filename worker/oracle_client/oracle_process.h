@@ -41,6 +41,10 @@ namespace kjudge::oracle {
 
 inline constexpr size_t kMaxPacketBytes = 4U << 20U;  // one JSON object, either direction
 inline constexpr size_t kMaxPacketFds = 250;          // under the kernel's SCM_MAX_FD (253)
+// A request's descriptors (one per tensor: a model's parameters are inputs, level3/10_ResNet101
+// has 628) travel kMaxPacketFds to a packet, the first groups in {"op":"fds"} packets ahead of
+// the request's own (docs/pytorch-problems.md §3).
+inline constexpr size_t kMaxRequestFds = 4096;
 
 struct OracleOptions {
   std::string name = "PyTorch oracle";  // how errors name it ("PyTorch compile oracle")

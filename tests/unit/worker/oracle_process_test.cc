@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -303,6 +304,71 @@ TEST(OracleClient, CompileOracleOptionsKeepTheOraclesEnvironment) {
                              "CUDA_VISIBLE_DEVICES=GPU-00112233-4455-6677-8899-aabbccddeeff",
                              "TORCHINDUCTOR_COMPILE_THREADS=1",
                              "TORCHINDUCTOR_CACHE_DIR=/tmp/kjudge-inductor"}));
+}
+
+// A model binds one descriptor per tensor, more than one packet carries (250): 300 parameters,
+// the input and the output (302 memfds) reach the oracle over fds packets, in order, and its
+// output is x + the sum of all 300 parameters, each a different value.
+TEST(OracleClient, AModelWithMoreTensorsThanAPacketCarriesRuns) {
+  SKIP_WITHOUT_ORACLE();
+  constexpr int kRows = 4;
+  constexpr int kTerms = 300;
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n\n"
+      "rows = 4\n"
+      "n_terms = 3\n\n"
+      "class Model(nn.Module):\n"
+      "    def __init__(self, rows, n_terms):\n"
+      "        super().__init__()\n"
+      "        self.terms = nn.ParameterList([nn.Parameter(torch.zeros(rows)) "
+      "for _ in range(n_terms)])\n\n"
+      "    def forward(self, x):\n"
+      "        for t in self.terms:\n"
+      "            x = x + t\n"
+      "        return x\n\n"
+      "def get_inputs():\n"
+      "    return [torch.randn(rows)]\n\n"
+      "def get_init_inputs():\n"
+      "    return [rows, n_terms]\n";
+  OracleLoad load;
+  load.key = "many|k";
+  load.problem = "test/many_parameters";
+  load.filename = "reference.py";
+  load.source = source;
+  load.globals = {{"rows", kRows}, {"n_terms", kTerms}};
+  load.forward = {"x"};
+  load.outputs = {"out"};
+  std::vector<std::unique_ptr<HostTensor>> held;
+  std::vector<OracleTensor> tensors;
+  held.push_back(std::make_unique<HostTensor>(kRows, 0));
+  tensors.push_back(held.back()->Describe("x", {kRows}));
+  for (int r = 0; r < kRows; ++r) held[0]->data[r] = static_cast<float>(r);
+  for (int t = 0; t < kTerms; ++t) {
+    const std::string name = "t" + std::to_string(t);
+    load.parameters.emplace_back("terms." + std::to_string(t), name);
+    held.push_back(std::make_unique<HostTensor>(kRows, 64));
+    for (int r = 0; r < kRows; ++r) held.back()->data[r] = static_cast<float>(t + 1) * (r + 1);
+    tensors.push_back(held.back()->Describe(name, {kRows}));
+  }
+  held.push_back(std::make_unique<HostTensor>(kRows, 128));
+  for (int r = 0; r < kRows; ++r) held.back()->data[r] = std::nanf("");
+  tensors.push_back(held.back()->Describe("out", {kRows}));
+  ASSERT_GT(tensors.size(), kMaxPacketFds);
+
+  absl::StatusOr<std::unique_ptr<OracleProcess>> oracle = OracleProcess::Start(Options());
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+  ASSERT_TRUE((*oracle)->Load(load).ok());
+  const absl::StatusOr<double> run = (*oracle)->Run(load.key, "f64", "host", tensors);
+  ASSERT_TRUE(run.ok()) << run.status();
+  // sum over t of (t + 1) * (r + 1) = (r + 1) * kTerms * (kTerms + 1) / 2
+  for (int r = 0; r < kRows; ++r) {
+    EXPECT_DOUBLE_EQ(held.back()->data[r], r + (r + 1) * kTerms * (kTerms + 1) / 2.0) << r;
+  }
+  // The oracle serves on: the same run again (its fds packets did not desynchronize it).
+  for (int r = 0; r < kRows; ++r) held.back()->data[r] = std::nanf("");
+  ASSERT_TRUE((*oracle)->Run(load.key, "f64", "host", tensors).ok());
+  EXPECT_DOUBLE_EQ(held.back()->data[0], kTerms * (kTerms + 1) / 2.0);
 }
 
 TEST(OracleClient, AnErrorReplyNamesTheFileAndTheOracleServesOn) {

@@ -4,6 +4,10 @@ Contract:
   * receive(sock) returns a Packet, or None when the judge closed its end (EOF). A packet that
     is not a JSON object, is over MAX_PACKET bytes or lost descriptors in transit becomes a
     Packet whose `error` says so (its descriptors are still returned, for the caller to close).
+  * A request with more descriptors than one packet carries (a model's tensors, one descriptor
+    each) comes as `{"op":"fds"}` packets, each carrying the next descriptors, then the request's
+    own packet with the last ones: receive() returns that one request with all of them, in the
+    order sent (at most MAX_REQUEST_FDS; more, or EOF after an fds packet, is an error).
   * send(sock, reply) writes one packet (a JSON object).
 """
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any, Dict, List, Optional
 
 MAX_PACKET = 4 << 20   # bytes of JSON in one packet (docs/pytorch-problems.md §3)
 MAX_FDS = 253          # SCM_MAX_FD: the most descriptors Linux passes in one message
+MAX_REQUEST_FDS = 4096  # descriptors of one request over its fds packets (the judge's cap)
 
 
 @dataclass
@@ -25,6 +30,25 @@ class Packet:
 
 
 def receive(sock: socket.socket) -> Optional[Packet]:
+    carried: List[int] = []  # descriptors of {"op":"fds"} packets ahead of the request
+    while True:
+        packet = _receive_one(sock)
+        if packet is None:
+            if carried:
+                return Packet(fds=carried, error="the judge closed the socket after an fds packet")
+            return None
+        packet.fds = carried + packet.fds
+        if packet.error or packet.request.get("op") != "fds":
+            break
+        carried = packet.fds
+        if len(carried) > MAX_REQUEST_FDS:
+            return Packet(fds=carried, error=f"over {MAX_REQUEST_FDS} descriptors in one request")
+    if len(packet.fds) > MAX_REQUEST_FDS and not packet.error:
+        packet.error = f"over {MAX_REQUEST_FDS} descriptors in one request"
+    return packet
+
+
+def _receive_one(sock: socket.socket) -> Optional[Packet]:
     data, fds, flags, _ = socket.recv_fds(sock, MAX_PACKET + 1, MAX_FDS)
     if not data and not fds:
         return None
