@@ -80,6 +80,36 @@ def get_init_inputs():
     return [in_features, out_features]
 '''
 
+# level3/44_MiniGPTBlock's pattern: forward calls a lambda made in __init__ over a submodule, so
+# a deep copy of the model still reaches the original's layers (and their dtype).
+LAMBDA_OVER_SUBMODULE = '''
+import torch
+import torch.nn as nn
+
+batch_size = 32
+in_features = 1024
+out_features = 512
+
+
+class Model(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.mlp = nn.ModuleDict(dict(linear=nn.Linear(in_features, out_features)))
+        m = self.mlp
+        self.mlpf = lambda x: torch.relu(m.linear(x))
+
+    def forward(self, x):
+        return self.mlpf(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features]
+'''
+
 TWO_OUTPUTS = '''
 import torch
 import torch.nn as nn

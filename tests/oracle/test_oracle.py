@@ -13,8 +13,8 @@ import unittest
 import torch
 import torch.nn.functional as F
 
-from fixtures import (CAUSAL_MASK, CONV, ELEMENTWISE, LINEAR_RELU, RAISES, TWO_OUTPUTS,
-                      load_request)
+from fixtures import (CAUSAL_MASK, CONV, ELEMENTWISE, LAMBDA_OVER_SUBMODULE, LINEAR_RELU, RAISES,
+                      TWO_OUTPUTS, load_request)
 from gated_compile import gate_name
 from oracle_client import HostTensor, OracleProcess, tensors_request
 
@@ -288,6 +288,31 @@ class OracleTest(OracleCase):
         self.ok(self.oracle.request({"op": "bench_close"}))
         self.fail(self.oracle.request({"op": "write_outputs", "set": 0}), "no bench session")
         self.assertEqual(self.oracle.memfd_maps(), [])
+
+    def test_bench_model_is_its_own_instance(self):
+        """The eager bench runs a second instance of the module, in the sets' float32, after the
+        expected outputs ran it in float64: a forward through a lambda over a submodule
+        (level3/44) must use the bench instance's layers, not the float64 ones."""
+        sizes = {"batch_size": 4, "in_features": 8, "out_features": 6}
+        self.ok(self.oracle.request(load_request(
+            "lam|bench", LAMBDA_OVER_SUBMODULE, sizes, ["x"], ["y"],
+            [("mlp.linear.weight", "w"), ("mlp.linear.bias", "b")])))
+        x, w, b = self.randn(4, 8), self.randn(6, 8), self.randn(6)
+        y64 = self.empty("y", [4, 6])
+        self.run_ok("lam|bench", [self.host("x", x), self.host("w", w), self.host("b", b), y64])
+        ts = [self.host("x", x), self.host("w", w), self.host("b", b), self.empty("y", [4, 6])]
+        self.ok(self.oracle.request({"op": "bench_open", "key": "lam|bench", "mode": "eager",
+                                     "memory": "host", "sets": [[t.spec(i) for i, t in
+                                                                 enumerate(ts)]]},
+                                    [t.fd for t in ts]))
+        self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
+        torch.testing.assert_close(ts[3].read(), torch.relu(F.linear(x, w, b)), rtol=1e-6,
+                                   atol=1e-6)
+        self.ok(self.oracle.request({"op": "bench_close"}))
+        # The expected-output instance is untouched: still float64, still right.
+        self.run_ok("lam|bench", [self.host("x", x), self.host("w", w), self.host("b", b), y64])
+        torch.testing.assert_close(y64.read(), torch.relu(F.linear(x, w, b)), rtol=1e-6,
+                                   atol=1e-6)
 
     def test_compile_state(self):
         self.ok(self.oracle.request(load_request("ew|c", ELEMENTWISE,

@@ -22,6 +22,8 @@ Contract:
   * ModuleProblem builds Model(*get_init_inputs()) under torch.manual_seed(construct_seed), on
     the CPU, in the module's default mode (training, as KernelBench runs it).
   * place(device) moves the model to `device` (the oracle runs it where the judge's tensors are).
+  * clone_model() builds a second, independent instance (same globals and seed, same device and
+    dtype): never a deep copy, whose closures would still reach the first instance.
   * run() loads `state` into the model (every parameter must be given, buffers may be left
     out and keep their constructed values, no unknown key), casts the
     model and the float inputs to `dtype`, runs forward under no_grad, and returns the outputs as
@@ -30,7 +32,6 @@ Errors are ModuleProblemError with a message that names the problem file and wha
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import torch
@@ -78,6 +79,7 @@ class ModuleProblem:
                  construct_seed: int = 0, device: Optional[torch.device] = None):
         self.filename = filename
         self.namespace = load_namespace(source, filename, overrides)
+        self._construct_seed = construct_seed
         torch.manual_seed(construct_seed)
         try:
             self.init_inputs = list(self.namespace["get_init_inputs"]())
@@ -142,5 +144,18 @@ class ModuleProblem:
         return _as_list(result, self.filename)
 
     def clone_model(self) -> torch.nn.Module:
-        """A deep copy of the model (for torch.compile, which must not share the eager one)."""
-        return copy.deepcopy(self.model)
+        """A second instance of the model sharing nothing with this one (for the eager bench and
+        torch.compile, which must not touch the model that computes expected outputs): built as
+        this one was (the same globals and construction seed, on the CPU), then placed on this
+        one's device and in its dtype. Not copy.deepcopy: a lambda made in __init__ over a
+        submodule (level3/44's `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`) still calls
+        the original's submodules in a deep copy, so casting or loading the copy missed them
+        (seen on the GPU: "mat1 and mat2 must have the same dtype" in the float32 eager bench)."""
+        torch.manual_seed(self._construct_seed)
+        try:
+            model = self.namespace["Model"](*self.init_inputs)
+        except Exception as exc:
+            raise ModuleProblemError(f"{self.filename}: building a second Model(*get_init_inputs())"
+                                     f" failed: {type(exc).__name__}: {exc}") from exc
+        model = model.to(self._device)
+        return model.to(self._dtype) if self._dtype is not None else model

@@ -12,7 +12,6 @@ Contract (docs/pytorch-problems.md §3 is the protocol):
 """
 from __future__ import annotations
 
-import copy
 import os
 import socket
 import sys
@@ -195,7 +194,7 @@ class Server:
             if mode == "compile":
                 model, state_module = job.compiled, job.module  # type: ignore[union-attr]
             else:
-                model = copy.deepcopy(entry.problem.model).to(device)
+                model = entry.problem.clone_model().to(device)
                 dtype = float_dtype([sets[0][n] for n in entry.forward]) or \
                     float_dtype([sets[0][spec] for _, spec in entry.parameters])
                 if dtype is not None:
