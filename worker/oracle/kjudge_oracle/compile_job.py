@@ -1,9 +1,10 @@
 """torch.compile of one loaded module, in a background thread (no request waits for it).
 
 Contract:
-  * CompileJob(entry, device) deep-copies the module at once (on the caller's thread, so the
-    eager model is not read while another request changes it) and starts a daemon thread that
-    moves the copy to `device`, casts it to the float dtype of get_inputs() at the key's shape,
+  * CompileJob(entry, device) starts a daemon thread that builds a second instance of the
+    module (ModuleProblem.clone_model: from the source's namespace, never reading the eager
+    model's state, so no request has to wait for it), moves it to `device`, casts it to the
+    float dtype of get_inputs() at the key's shape,
     wraps it in torch.compile, and runs it twice on get_inputs() (private random inputs of the
     bench's shapes) so the first timed run does not compile.
   * On a GPU, a job first compiles the module in a child process (`python3 -m
@@ -117,7 +118,6 @@ class CompileJob:
         self._child_request = json.dumps({"source": entry.source, "filename": entry.filename,
                                           "globals": entry.sizes})
         self.child_note = ""  # how the child compile went (for the oracle's log)
-        self._clone: Optional[torch.nn.Module] = entry.problem.clone_model()
         with _LOCK:
             _COMPILING.add(self)
         self._thread = threading.Thread(target=self._run, name=f"compile {entry.key}", daemon=True)
@@ -147,8 +147,7 @@ class CompileJob:
 
     def _compile(self) -> None:
         try:
-            assert self._clone is not None
-            module, compiled = compile_module(self._clone,
+            module, compiled = compile_module(self._problem.clone_model(),
                                               inputs_on(self._problem, self.device), self.device)
             self.module, self.compiled = module, compiled
             self.state = "ready"
@@ -156,6 +155,5 @@ class CompileJob:
             self.error = f"{self.where}: torch.compile failed: {type(exc).__name__}: {exc}"
             self.state = "failed"
         finally:
-            self._clone = None
             with _LOCK:
                 _COMPILING.discard(self)
