@@ -340,7 +340,8 @@ class GatedCompileTest(OracleCase):
         cls.gates = tempfile.TemporaryDirectory(prefix="kjudge-gates-")
         here = os.path.dirname(os.path.abspath(__file__))
         cls.oracle = OracleProcess(launcher=[sys.executable, os.path.join(here, "gated_compile.py"),
-                                             cls.gates.name])
+                                             cls.gates.name],
+                                   extra_env={"KJUDGE_COMPILE_HOLD_S": "0"})
         cls.gen = torch.Generator().manual_seed(99)
 
     @classmethod
@@ -377,8 +378,7 @@ class GatedCompileTest(OracleCase):
         x = self.host("x", self.randn(2, 8))
         y = self.empty("y", [2, 8])
         for mode in ("compile", "eager"):
-            self.fail(self.bench_open("b|s", mode, x, y),
-                      "another torch.compile is still compiling in this process",
+            self.fail(self.bench_open("b|s", mode, x, y), "still compiling in this oracle",
                       "problem test/slow (reference.py)")
         # Evicting a|s from the LRU (8 keys) does not stop its compile, nor hide it.
         for i in range(8):
@@ -420,6 +420,188 @@ class GatedCompileTest(OracleCase):
         reply = self.ok(self.oracle.request({"op": "compile", "key": "r|s"}))
         self.assertIn("torch.compile failed", reply["error"])
         self.still_serving()
+
+
+class PooledCompileTest(OracleCase):
+    """The compile oracle's compiles run in child oracle processes (compile_pool.py): a fresh
+    oracle per test, the stand-in torch.compile of gated_compile.py in the children too."""
+
+    CHILDREN = "2"
+    HOLD_S = 5.0
+
+    @classmethod
+    def setUpClass(cls):
+        cls.gen = torch.Generator().manual_seed(7)
+
+    @classmethod
+    def tearDownClass(cls):
+        pass
+
+    def setUp(self):
+        super().setUp()
+        self.gates = tempfile.TemporaryDirectory(prefix="kjudge-gates-")
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.oracle = OracleProcess(
+            launcher=[sys.executable, os.path.join(here, "gated_compile.py"), self.gates.name],
+            extra_env={"KJUDGE_COMPILE_CHILDREN": self.CHILDREN,
+                       "KJUDGE_COMPILE_HOLD_S": str(self.HOLD_S)})
+        self.sizes = {"batch_size": 2, "dim": 8}
+
+    def tearDown(self):
+        super().tearDown()
+        self.assertEqual(self.oracle.close(), 0)
+        self.gates.cleanup()
+
+    def gate(self, key, suffix=""):
+        return os.path.join(self.gates.name, gate_name(key) + suffix)
+
+    def touch(self, key, suffix=""):
+        with open(self.gate(key, suffix), "w", encoding="utf-8"):
+            pass
+
+    def load(self, key, name="test/elementwise"):
+        self.ok(self.oracle.request(load_request(key, ELEMENTWISE, self.sizes, ["x"], ["y"],
+                                                 name=name)))
+
+    def state(self, key):
+        return self.ok(self.oracle.request({"op": "compile", "key": key}))
+
+    def compile_until(self, key, state, timeout=60):
+        deadline = time.monotonic() + timeout
+        reply = self.state(key)
+        while reply["state"] == "compiling" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            reply = self.state(key)
+        self.assertEqual(reply["state"], state, reply["error"])
+        return reply
+
+    def compiler_pid(self, key, timeout=60):
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(self.gate(key, ".pid")):
+            self.assertLess(time.monotonic(), deadline, f"{key}'s compile never started")
+            time.sleep(0.02)
+        time.sleep(0.05)  # the file is written before its content
+        with open(self.gate(key, ".pid"), encoding="utf-8") as f:
+            return int(f.read())
+
+    def bench_open(self, key, x, y):
+        return self.oracle.request({"op": "bench_open", "key": key, "mode": "compile",
+                                    "memory": "host", "sets": [[x.spec(0), y.spec(1)]]},
+                                   [x.fd, y.fd])
+
+    def time_compiled(self, key):
+        """A whole compiled bench session through the child; the outputs checked."""
+        x = self.host("x", self.randn(2, 8))
+        y = self.empty("y", [2, 8])
+        self.ok(self.bench_open(key, x, y))
+        self.ok(self.oracle.request({"op": "warmup", "set": 0}))
+        # A sample needs CUDA; on host memory the child says so (the request reached it).
+        self.fail(self.oracle.request({"op": "sample", "set": 0}), "sample (compile)",
+                  "timing needs CUDA")
+        self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
+        self.ok(self.oracle.request({"op": "bench_close"}))
+        xv = x.read().double()
+        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
+                                   rtol=1e-6, atol=1e-6)
+        self.assertEqual(self.oracle.memfd_maps(), [])
+
+    def test_a_compile_holding_its_gil_does_not_hold_the_oracle(self):
+        self.load("hog|s")
+        self.touch("hog|s", ".hog")
+        self.assertEqual(self.state("hog|s")["state"], "compiling")
+        pid = self.compiler_pid("hog|s")
+        self.assertNotEqual(pid, self.oracle.proc.pid)  # compiled in a child, not here
+        # The child holds its GIL for ~1 s at a time; this process answers at once.
+        slowest = 0.0
+        for i in range(5):
+            t0 = time.monotonic()
+            self.load(f"other|{i}")
+            self.assertEqual(self.state(f"other|{i}")["state"], "compiling")
+            slowest = max(slowest, time.monotonic() - t0)
+        self.assertLess(slowest, 0.5)
+        # The second child compiles beside the first: an open gate is ready while hog waits.
+        self.touch("other|0")
+        self.compile_until("other|0", "ready")
+        self.assertEqual(self.state("hog|s")["state"], "compiling")
+        self.touch("hog|s")
+        self.compile_until("hog|s", "ready")
+
+    def test_timing_and_compiles_take_turns(self):
+        self.load("b|s")
+        self.load("a|s", name="test/slow")
+        self.touch("b|s")
+        self.compile_until("b|s", "ready")
+        self.assertEqual(self.state("a|s")["state"], "compiling")
+        self.compiler_pid("a|s")
+        x = self.host("x", self.randn(2, 8))
+        y = self.empty("y", [2, 8])
+        # a|s compiles in a child: no timing now, and no new compile starts for HOLD_S.
+        self.fail(self.bench_open("b|s", x, y), "still compiling in this oracle's children",
+                  "problem test/slow (reference.py)")
+        refused = time.monotonic()
+        self.touch("a|s")
+        self.compile_until("a|s", "ready")
+        self.load("c|s", name="test/held")
+        self.touch("c|s")
+        self.assertEqual(self.state("c|s")["state"], "compiling")
+        time.sleep(0.5)
+        self.assertEqual(self.state("c|s")["state"], "compiling")  # held, its gate open
+        self.assertLess(time.monotonic() - refused, self.HOLD_S, "the machine is too slow")
+        # Nothing compiles now: the timing runs, in the child that compiled b|s, and while its
+        # session is open no compile starts, the hold over or not.
+        x2 = self.host("x", self.randn(2, 8))
+        y2 = self.empty("y", [2, 8])
+        self.ok(self.bench_open("b|s", x2, y2))
+        time.sleep(max(0.0, self.HOLD_S - (time.monotonic() - refused)) + 0.5)
+        self.assertFalse(os.path.exists(self.gate("c|s", ".pid")))
+        self.ok(self.oracle.request({"op": "warmup", "set": 0}))
+        self.ok(self.oracle.request({"op": "bench_close"}))
+        self.compile_until("c|s", "ready")
+        self.time_compiled("c|s")
+
+    def test_a_child_that_dies_fails_only_its_compile(self):
+        self.load("b|s")
+        self.touch("b|s")
+        self.compile_until("b|s", "ready")
+        first = self.compiler_pid("b|s")
+        self.load("boom|s", name="test/boom")
+        self.touch("boom|s", ".crash")
+        error = self.compile_until("boom|s", "failed")["error"]
+        self.assertIn("problem test/boom (reference.py)", error)
+        self.assertIn("died", error)
+        self.assertIn("exit status 3", error)
+        self.still_serving()
+        os.remove(self.gate("b|s", ".pid"))
+        # b|s was compiled in the child that died (two children: b|s's was idle, so boom went
+        # there) or in the other one; either way its timing works once `compile` says ready.
+        reply = self.state("b|s")
+        if reply["state"] == "compiling":  # lost with its child: compiled again
+            self.assertNotEqual(self.compiler_pid("b|s"), first)
+            self.compile_until("b|s", "ready")
+        self.time_compiled("b|s")
+        self.time_compiled("b|s")  # the same compiled module again, same child
+
+    def test_a_lost_compile_is_refused_until_compiled_again(self):
+        self.load("b|s")
+        self.touch("b|s")
+        self.compile_until("b|s", "ready")
+        os.kill(self.compiler_pid("b|s"), 9)
+        # The pool learns of the death at the child's next request: the next compile there.
+        self.load("d|s")
+        self.touch("d|s")
+        deadline = time.monotonic() + 60
+        while self.state("d|s")["state"] == "compiling" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        x = self.host("x", self.randn(2, 8))
+        y = self.empty("y", [2, 8])
+        reply = self.bench_open("b|s", x, y)
+        if reply["ok"]:  # d|s went to the other child: b|s's death shows at the bench itself
+            self.fail(self.oracle.request({"op": "warmup", "set": 0}), "died")
+        else:
+            self.assertIn("lost", reply["error"])
+        self.assertEqual(self.state("b|s")["state"], "compiling")
+        self.compile_until("b|s", "ready")
+        self.time_compiled("b|s")
 
 
 class LifecycleTest(unittest.TestCase):

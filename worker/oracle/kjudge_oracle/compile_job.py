@@ -7,14 +7,9 @@ Contract:
     float dtype of get_inputs() at the key's shape,
     wraps it in torch.compile, and runs it twice on get_inputs() (private random inputs of the
     bench's shapes) so the first timed run does not compile.
-  * On a GPU, a job first compiles the module in a child process (`python3 -m
-    kjudge_oracle.warm_compile --stdin`, the same environment, so the same Inductor cache), up to
-    $KJUDGE_COMPILE_CHILDREN (default 1) children at a time: Triton's and Inductor's heavy work,
-    which holds the interpreter for seconds, happens there, and this process's own compile then
-    loads their artefacts from the cache, so the oracle keeps answering `load` and `compile`
-    while a catalog's compiles run (measured on an H100: with the compile in-process, loads
-    answered "busy" for whole catalog passes). A failed child only costs that speed-up: the
-    job compiles in-process as before, and a later failure there is the job's.
+  * It runs in a compile child of the compile oracle (compile_pool.py), never in the process
+    that answers the judge: Dynamo and Inductor hold the GIL for seconds at a time.
+  * join() waits until the job is no longer compiling.
   * In-process compiles run one at a time, in the order they were asked for (a job waiting its
     turn is "compiling" too).
   * state is "compiling", then "ready" (module: the eager copy whose state the bench loads;
@@ -25,10 +20,6 @@ Contract:
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import threading
 from typing import Any, List, Optional, Set, Tuple
 
@@ -52,15 +43,6 @@ _COMPILING: Set["CompileJob"] = set()  # every job of this process whose thread 
 # meant for concurrent compiles from several threads, and a queue of compiles then costs one
 # core and one warm-up's GPU memory, not one per problem the judge has seen lately.
 _ONE_AT_A_TIME = threading.Lock()
-
-
-def _children() -> int:
-    value = os.environ.get("KJUDGE_COMPILE_CHILDREN", "")
-    return int(value) if value.isdigit() and int(value) > 0 else 1
-
-
-_CHILDREN = threading.Semaphore(_children())
-CHILD_TIMEOUT_S = 1800.0
 
 
 def inputs_on(problem: Any, device: torch.device) -> List[object]:
@@ -115,35 +97,19 @@ class CompileJob:
                           "torch >= 2.0); only the eager baseline is available")
             return
         self._problem = entry.problem
-        self._child_request = json.dumps({"source": entry.source, "filename": entry.filename,
-                                          "globals": entry.sizes})
-        self.child_note = ""  # how the child compile went (for the oracle's log)
         with _LOCK:
             _COMPILING.add(self)
         self._thread = threading.Thread(target=self._run, name=f"compile {entry.key}", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        if self.device.type == "cuda" and self._child_request:
-            with _CHILDREN:
-                self._compile_in_child()
         with _ONE_AT_A_TIME:
             self._compile()
 
-    def _compile_in_child(self) -> None:
-        """Fills the Inductor cache for this module from a child process (see the contract);
-        never fails the job."""
-        try:
-            proc = subprocess.run([sys.executable, "-m", "kjudge_oracle.warm_compile", "--stdin"],
-                                  input=self._child_request, capture_output=True, text=True,
-                                  timeout=CHILD_TIMEOUT_S, check=False,
-                                  cwd=os.environ.get("HOME") or "/")  # nothing to shadow torch
-            tail = (proc.stderr.strip().splitlines() or [""])[-1][:300]
-            self.child_note = ("child compiled" if proc.returncode == 0
-                               else f"child exit {proc.returncode}: {tail}")
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            self.child_note = f"child failed: {type(exc).__name__}: {exc}"
-        print(f"kjudge_oracle: {self.where}: {self.child_note}", file=sys.stderr, flush=True)
+    def join(self) -> None:
+        thread = getattr(self, "_thread", None)
+        if thread is not None:
+            thread.join()
 
     def _compile(self) -> None:
         try:

@@ -9,6 +9,9 @@ Contract:
     own packet with the last ones: receive() returns that one request with all of them, in the
     order sent (at most MAX_REQUEST_FDS; more, or EOF after an fds packet, is an error).
   * send(sock, reply) writes one packet (a JSON object).
+  * send_request(sock, request, fds) writes a request with its descriptors the way receive()
+    reads one: `{"op":"fds"}` packets of FDS_PER_PACKET ahead of the request's own packet (the
+    compile oracle forwards the judge's requests to its children so).
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from typing import Any, Dict, List, Optional
 MAX_PACKET = 4 << 20   # bytes of JSON in one packet (docs/pytorch-problems.md §3)
 MAX_FDS = 253          # SCM_MAX_FD: the most descriptors Linux passes in one message
 MAX_REQUEST_FDS = 4096  # descriptors of one request over its fds packets (the judge's cap)
+FDS_PER_PACKET = 250   # what send_request puts in one packet (the judge's client sends as many)
 
 
 @dataclass
@@ -72,3 +76,17 @@ def _receive_one(sock: socket.socket) -> Optional[Packet]:
 
 def send(sock: socket.socket, reply: Dict[str, Any]) -> None:
     sock.send(json.dumps(reply, allow_nan=False).encode("utf-8"))
+
+
+def send_request(sock: socket.socket, request: Dict[str, Any], fds: List[int]) -> None:
+    if len(fds) > MAX_REQUEST_FDS:
+        raise ValueError(f"{len(fds)} descriptors in one request (at most {MAX_REQUEST_FDS})")
+    rest = list(fds)
+    while len(rest) > FDS_PER_PACKET:
+        socket.send_fds(sock, [b'{"op":"fds"}'], rest[:FDS_PER_PACKET])
+        rest = rest[FDS_PER_PACKET:]
+    data = json.dumps(request, allow_nan=False).encode("utf-8")
+    if rest:
+        socket.send_fds(sock, [data], rest)
+    else:
+        sock.send(data)

@@ -9,6 +9,10 @@ Contract (docs/pytorch-problems.md §3 is the protocol):
   * After each request other than warmup/sample/write_outputs, torch's CUDA cache is emptied,
     so the judge sees the memory free (not between bench runs: the next timed run would pay
     for cudaMalloc).
+  * `compile` never compiles in this process: a CompilePool child does (compile_pool.py), and a
+    compile-mode bench session runs in that child, this process forwarding its requests. A
+    compile child itself ($KJUDGE_ORACLE_COMPILE_CHILD=1) compiles in-process (compile_job.py;
+    `"wait": true` answers when the compile is done).
 """
 from __future__ import annotations
 
@@ -24,10 +28,11 @@ import torch
 from . import cuda_driver, protocol
 from .bench import BenchSession, L2Flusher
 from .compile_job import CompileJob, compiling_now, float_dtype
+from .compile_pool import CompilePool, is_compile_child, pool_size
 from .errors import OracleError
 from .execute import PRECISIONS, by_name, check_memory, device_for, run_reference, with_mapping
 from .memory import Mapping, TensorSpec, parse_tensors
-from .problems import Problems, capacity_from_env, parse_load
+from .problems import Entry, Problems, capacity_from_env, parse_load
 
 Reply = Dict[str, Any]
 BENCH_RUNS = ("warmup", "sample", "write_outputs")
@@ -54,6 +59,9 @@ class Server:
         self.sock = sock
         self.problems = Problems(capacity_from_env())
         self.bench: Optional[BenchSession] = None
+        self.in_child = is_compile_child()
+        self.pool: Optional[CompilePool] = None  # started by the first `compile`
+        self.remote_bench = False  # the open bench session is in a compile child
         self.flusher: Optional[L2Flusher] = None
         self.handlers: Dict[str, Callable[[Dict[str, Any], List[int]], Reply]] = {
             "hello": lambda req, fds: hello(),
@@ -72,7 +80,7 @@ class Server:
                 print(f"kjudge_oracle: socket closed: {exc}", file=sys.stderr)
                 packet = None
             if packet is None:
-                self._close_bench()
+                self._exit()
                 return 0
             op = packet.request.get("op")
             reply = self.handle(packet)
@@ -80,11 +88,16 @@ class Server:
                 protocol.send(self.sock, reply)
             except (ConnectionError, OSError) as exc:
                 print(f"kjudge_oracle: cannot reply: {exc}", file=sys.stderr)
-                self._close_bench()
+                self._exit()
                 return 0
             if op == "shutdown" and reply.get("ok"):
-                self._close_bench()
+                self._exit()
                 return 0
+
+    def _exit(self) -> None:
+        self._close_bench()
+        if self.pool is not None:
+            self.pool.close()
 
     def handle(self, packet: protocol.Packet) -> Reply:
         op = packet.request.get("op")
@@ -139,11 +152,27 @@ class Server:
 
     def compile(self, req: Dict[str, Any], fds: List[int]) -> Reply:
         entry = self.problems.get(req, "compile")
+        if not self.in_child:
+            return self._pooled_compile(entry)
         if entry.compile_job is None:
             device = torch.device("cuda", torch.cuda.current_device()) \
                 if torch.cuda.is_available() else torch.device("cpu")
             entry.compile_job = CompileJob(entry, device)
         job = entry.compile_job
+        if req.get("wait") is True:
+            job.join()
+        return {"ok": True, "state": job.state, "error": job.error, "device": str(job.device)}
+
+    def _pooled_compile(self, entry: Entry) -> Reply:
+        if not hasattr(torch, "compile"):
+            return {"ok": True, "state": "failed",
+                    "error": f"{entry.where}: torch {torch.__version__} has no torch.compile (it "
+                             "needs torch >= 2.0); only the eager baseline is available"}
+        job = entry.compile_job
+        if job is None or job.lost:
+            if self.pool is None:
+                self.pool = CompilePool(pool_size())
+            job = entry.compile_job = self.pool.submit(entry)
         return {"ok": True, "state": job.state, "error": job.error}
 
     # ---- baselines ----
@@ -167,11 +196,15 @@ class Server:
         job = entry.compile_job
         if mode == "compile":
             state = job.state if job is not None else "not started"
-            if job is None or job.state != "ready":
+            if job is not None and getattr(job, "lost", False):
+                state = "lost (its compile child died or evicted it)"
+            if job is None or job.state != "ready" or state != job.state:
                 raise OracleError(f"{where}: torch.compile is {state}: send `compile` until it "
                                   "says ready")
-            if job.device != device:
+            if str(job.device) != str(device):
                 raise OracleError(f"{where}: compiled for {job.device}, the sets are on {device}")
+            if not self.in_child:
+                return self._open_remote_bench(job, req, fds)
         # A compile thread holds Python's GIL for long stretches (Dynamo's tracing, Inductor's
         # codegen) and loads the CPU and GPU (its worker pool, autotuning runs): a sample taken
         # meanwhile times the compile too (on an H100 a background compile made the oracle's
@@ -179,9 +212,9 @@ class Server:
         # process is in progress, evicted keys' included; the judge skips the baseline for this
         # job and a later job times it. (The judge compiles in a second oracle process, so its
         # expected outputs and torch_eager never wait for this.)
-        others = compiling_now()
+        others = compiling_now() + (self.pool.compiling_now() if self.pool else [])
         if others:
-            raise OracleError(f"{where}: another torch.compile is still compiling in this process "
+            raise OracleError(f"{where}: another torch.compile is still compiling in this oracle "
                               f"({'; '.join(others)}); a timing now would measure it too: try "
                               "again when it is done")
         flat = [s for specs in set_specs for s in specs]
@@ -209,20 +242,46 @@ class Server:
             raise
         return {"ok": True}
 
+    def _open_remote_bench(self, job: Any, req: Dict[str, Any], fds: List[int]) -> Reply:
+        assert self.pool is not None  # a ready PooledCompile came from it
+        reply = self.pool.open_bench(job, protocol.Packet(request=req, fds=fds))
+        self.remote_bench = bool(reply.get("ok"))
+        return reply
+
+    def _forward(self, req: Dict[str, Any]) -> Optional[Reply]:
+        """The child's reply when the open session is a child's, else None."""
+        if not self.remote_bench:
+            return None
+        assert self.pool is not None
+        try:
+            return self.pool.forward(protocol.Packet(request=req))
+        except OracleError:
+            self._close_bench()
+            raise
+
     def _session(self, op: str) -> BenchSession:
         if self.bench is None:
             raise OracleError(f"{op}: no bench session is open: send bench_open first")
         return self.bench
 
     def warmup(self, req: Dict[str, Any], fds: List[int]) -> Reply:
+        forwarded = self._forward(req)
+        if forwarded is not None:
+            return forwarded
         self._session("warmup").warmup(req)
         return {"ok": True}
 
     def sample(self, req: Dict[str, Any], fds: List[int]) -> Reply:
+        forwarded = self._forward(req)
+        if forwarded is not None:
+            return forwarded
         elapsed_us, busy = self._session("sample").sample(req, self.flusher)
         return {"ok": True, "elapsed_us": elapsed_us, "busy_after_stop": busy}
 
     def write_outputs(self, req: Dict[str, Any], fds: List[int]) -> Reply:
+        forwarded = self._forward(req)
+        if forwarded is not None:
+            return forwarded
         self._session("write_outputs").write_outputs(req)
         return {"ok": True}
 
@@ -231,6 +290,13 @@ class Server:
         return {"ok": True}
 
     def _close_bench(self) -> None:
+        if self.remote_bench and self.pool is not None:
+            self.remote_bench = False
+            try:
+                self.pool.forward(protocol.Packet(request={"op": "bench_close"}))
+            except OracleError as exc:
+                print(f"kjudge_oracle: bench_close in the compile child: {exc}", file=sys.stderr)
+            self.pool.close_bench()
         if self.bench is not None:
             bench, self.bench = self.bench, None
             bench.close()

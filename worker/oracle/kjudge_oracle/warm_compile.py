@@ -10,8 +10,6 @@ Contract:
     --torch-compile-cache DIR`) gives its compile oracle the same environment, so its compiles
     find Inductor's and Triton's artefacts there: on a fresh GPU host the torch_compile
     baselines of a whole catalog then arrive in minutes instead of hours of one-core compiles.
-  * The compile oracle runs `--stdin` children of this module (compile_job.py): the heavy part
-    of each compile happens there, outside the oracle's interpreter.
   * Nothing here times anything or talks to a judge; a failed compile is reported (the compile
     oracle will report the same failure for the problem) and does not stop the others.
   * Exit status: 0 when every compile succeeded, 1 when any failed or timed out, 2 on bad usage.
@@ -136,8 +134,6 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="seconds one problem's compiles may take (default 900)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every result here")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # a child: one problem
-    # a child of the compile oracle: {"source", "filename", "globals"} on stdin (compile_job.py)
-    parser.add_argument("--stdin", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -145,11 +141,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     if args.one is not None:
         print(json.dumps(compile_one(args.one)))
-        return 0
-    if args.stdin:
-        request = json.load(sys.stdin)
-        seconds = compile_source(request["source"], request["filename"], request["globals"])
-        print(json.dumps({"seconds": seconds}))
         return 0
     if args.cache is None or not args.problems or args.jobs < 1:
         print("warm_compile: give --cache DIR, --jobs >= 1 and at least one PROBLEMS folder "
