@@ -188,3 +188,6 @@ def load_request(key, source, globals_, forward, outputs, parameters=(), name="t
     return {"op": "load", "key": key, "problem": name, "filename": "reference.py",
             "source": source, "globals": globals_, "forward": list(forward),
             "parameters": [list(p) for p in parameters], "outputs": list(outputs)}
+
+# Slow to build (as a level-3 model is): an identical second load must not build it again.
+SLOW_TO_BUILD = ELEMENTWISE.replace("super().__init__()", "super().__init__()\n        import time\n        time.sleep(0.6)")

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from fixtures import (CAUSAL_MASK, CONV, ELEMENTWISE, LAMBDA_OVER_SUBMODULE, LINEAR_RELU, RAISES,
-                      TWO_OUTPUTS, load_request)
+                      SLOW_TO_BUILD, TWO_OUTPUTS, load_request)
 from gated_compile import gate_name
 from oracle_client import HostTensor, OracleProcess, tensors_request
 
@@ -288,6 +288,23 @@ class OracleTest(OracleCase):
         self.ok(self.oracle.request({"op": "bench_close"}))
         self.fail(self.oracle.request({"op": "write_outputs", "set": 0}), "no bench session")
         self.assertEqual(self.oracle.memfd_maps(), [])
+
+    def test_an_identical_load_does_not_build_the_module_again(self):
+        """The judge re-sends a load whose reply missed its patience; the second must answer at
+        once (it keeps the first's entry), a changed one builds again."""
+        sizes = {"batch_size": 2, "dim": 8}
+        request = load_request("slow|s", SLOW_TO_BUILD, sizes, ["x"], ["y"], name="test/slow")
+        self.assertGreater(self.ok(self.oracle.request(request))["ms"], 500)
+        self.assertLess(self.ok(self.oracle.request(request))["ms"], 100)
+        changed = load_request("slow|s", SLOW_TO_BUILD, {"batch_size": 3, "dim": 8}, ["x"], ["y"],
+                               name="test/slow")
+        self.assertGreater(self.ok(self.oracle.request(changed))["ms"], 500)
+        x = self.host("x", self.randn(3, 8))
+        y = self.empty("y", [3, 8])
+        self.run_ok("slow|s", [x, y])
+        xv = x.read().double()
+        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
+                                   rtol=1e-6, atol=1e-6)
 
     def test_bench_model_is_its_own_instance(self):
         """The eager bench runs a second instance of the module, in the sets' float32, after the

@@ -5,6 +5,11 @@ Contract:
     moves it to the tensors' device). It checks that the binding names every state_dict key of
     the module exactly once and that no spec tensor is bound twice; any failure is an OracleError
     naming the problem, its file and what is wrong.
+  * load_signature(request) is a load request's content; Problems.touch_identical(request) keeps
+    the entry of an identical earlier load (and its compile) without building the module again:
+    a judge re-sends a load whose reply came too late for it (the compile oracle's 20 ms
+    patience), and building a level-3 model takes far longer than that, so without this the
+    load of a large model would never be answered in time.
   * Problems is an LRU of CAPACITY (or $KJUDGE_ORACLE_KEYS) entries keyed by K (the judge uses `problem|shape
     label|digest`); putting a key again replaces its entry (and drops that entry's compile job),
     unless the load request was identical (then the old entry, and its compile, stay).
@@ -126,11 +131,15 @@ def parse_load(request: Dict[str, Any]) -> Entry:
         raise OracleError(f"{where}: 'parameters' must bind every parameter of the module once "
                           f"(buffers may be left to the module): missing {missing}, not in the "
                           f"module {unknown} (state_dict keys: {state})")
-    signature = json.dumps({k: request.get(k) for k in
-                            ("problem", "filename", "source", "globals", "forward", "parameters",
-                             "outputs")}, sort_keys=True)
-    return Entry(key, name, filename, problem, forward, parameters, outputs, signature=signature,
+    return Entry(key, name, filename, problem, forward, parameters, outputs,
+                 signature=load_signature(request),
                  source=source, sizes=dict(sizes))
+
+
+def load_signature(request: Dict[str, Any]) -> str:
+    return json.dumps({k: request.get(k) for k in
+                       ("problem", "filename", "source", "globals", "forward", "parameters",
+                        "outputs")}, sort_keys=True)
 
 
 class Problems:
@@ -149,6 +158,14 @@ class Problems:
         self._entries[entry.key] = entry
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
+
+    def touch_identical(self, request: Dict[str, Any]) -> bool:
+        key = request.get("key")
+        entry = self._entries.get(key) if isinstance(key, str) else None
+        if entry is None or entry.signature != load_signature(request):
+            return False
+        self._entries.move_to_end(entry.key)
+        return True
 
     def get(self, request: Dict[str, Any], op: str) -> Entry:
         key = request.get("key")

@@ -128,7 +128,8 @@ class Server:
     # ---- problems ----
     def load(self, req: Dict[str, Any], fds: List[int]) -> Reply:
         t0 = time.perf_counter()
-        self.problems.put(parse_load(req))
+        if not self.problems.touch_identical(req):
+            self.problems.put(parse_load(req))
         return {"ok": True, "ms": (time.perf_counter() - t0) * 1e3}
 
     def run(self, req: Dict[str, Any], fds: List[int]) -> Reply:
