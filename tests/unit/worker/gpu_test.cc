@@ -621,7 +621,14 @@ TEST(GpuVerdict, BaselinesOnlyJobTimesTheReferenceWithoutACandidate) {
   SKIP_WITHOUT_GPU();
   v1::RunSpec spec = testing::ReluRunSpec("", false);
   spec.set_baselines_only(true);
-  const v1::RunnerResult r = Judge(spec);
+  // The test environment measures no ceilings (no floor without them); give it one, as the
+  // worker's start-up measurement would.
+  GpuContext measured = Env::Get().gpu;
+  measured.info.set_copy_bandwidth_gbs(10000.0);
+  RunnerEnv env = Env::Get().Runner();
+  env.gpu = &measured;
+  VerdictProtocol protocol(env, spec, [](v1::Stage, int, int) {});
+  const v1::RunnerResult r = protocol.Run();
   ASSERT_EQ(r.result().verdict(), v1::BASELINES_MEASURED) << r.result().message();
   ASSERT_EQ(r.new_baselines_size(), 1) << r.result().message();
   const v1::BaselineTiming& b = r.new_baselines(0);
@@ -640,7 +647,8 @@ TEST(GpuVerdict, BaselinesOnlyJobTimesTheReferenceWithoutACandidate) {
   EXPECT_FALSE(r.runner_exits());
 
   *spec.add_cached_baselines() = b;
-  const v1::RunnerResult again = Judge(spec);
+  VerdictProtocol second(env, spec, [](v1::Stage, int, int) {});
+  const v1::RunnerResult again = second.Run();
   EXPECT_EQ(again.result().verdict(), v1::BASELINES_MEASURED) << again.result().message();
   EXPECT_EQ(again.new_baselines_size(), 0);
   EXPECT_THAT(again.result().message(), HasSubstr("nothing to measure"));
