@@ -22,9 +22,12 @@ Contract:
   * Timing and compiling take turns, because a compile loads the CPU and the GPU and a sample
     taken meanwhile would time it too: open_bench(job, packet) forwards a bench_open to the
     job's child only while no compile is in progress (else OracleError), and while that session
-    is open (until close_bench) no child starts a compile. A refused open also holds new
-    compiles back for WANT_TIMING_S ($KJUDGE_COMPILE_HOLD_S), so the compiles in progress drain and a later request gets
-    its timing even while a catalog's compiles keep coming.
+    is open (until close_bench) no child starts a compile. A refused open makes a timing
+    wanted: no child starts a new compile until the compiles in progress are done, and then for
+    TIMING_WINDOW_S ($KJUDGE_COMPILE_HOLD_S) none starts either, so the judge's next request gets
+    its timing even while a catalog's compiles keep coming. Each session's close opens such a
+    window again, so the timings of compiles that are ready follow one another, and compiles
+    resume once no timing came for a window.
   * forward(packet) sends a request (with its descriptors) to the child of the open session and
     returns its reply.
   * close() ends every child (EOF on its socket); a child also dies with its feeding thread's
@@ -49,7 +52,7 @@ from .problems import Entry
 
 CHILD_LAUNCHER: List[str] = [sys.executable, "-m", "kjudge_oracle"]  # tests put a stand-in here
 CHILD_ENV = "KJUDGE_ORACLE_COMPILE_CHILD"
-WANT_TIMING_S = 30.0  # unless $KJUDGE_COMPILE_HOLD_S says otherwise (tests shorten it)
+TIMING_WINDOW_S = 10.0  # unless $KJUDGE_COMPILE_HOLD_S says otherwise
 _PR_SET_PDEATHSIG = 1
 
 
@@ -60,9 +63,9 @@ def pool_size() -> int:
 
 def hold_seconds() -> float:
     try:
-        return max(0.0, float(os.environ.get("KJUDGE_COMPILE_HOLD_S", WANT_TIMING_S)))
+        return max(0.0, float(os.environ.get("KJUDGE_COMPILE_HOLD_S", TIMING_WINDOW_S)))
     except ValueError:
-        return WANT_TIMING_S
+        return TIMING_WINDOW_S
 
 
 def is_compile_child() -> bool:
@@ -236,7 +239,8 @@ class CompilePool:
         self.children: List[_Child] = []  # guarded by cond
         self.session: Optional[_Child] = None  # the child of the open bench session
         self.hold_s = hold_seconds()
-        self.hold_until = 0.0  # no new compile before (monotonic): a timing is wanted
+        self.timing_wanted = False  # a timing was refused: drain the compiles in progress
+        self.window_until = 0.0  # no new compile before (monotonic): a window for timings
         self.closing = False
 
     def submit(self, entry: Entry) -> PooledCompile:
@@ -262,14 +266,15 @@ class CompilePool:
 
     # ---- the feeding threads' side ----
     def next_compile(self, child: _Child) -> Optional[PooledCompile]:
-        """The child's next compile once it may start one (no open session, no timing wanted);
-        None when the pool closes."""
+        """The child's next compile once it may start one (no open session, no timing wanted,
+        no timing window open); None when the pool closes."""
         with self.cond:
             while True:
                 if self.closing:
                     return None
-                wait = self.hold_until - time.monotonic()
-                if child.queue and self.session is None and wait <= 0:
+                wait = self.window_until - time.monotonic()
+                if (child.queue and self.session is None and not self.timing_wanted and
+                        wait <= 0):
                     child.busy = True
                     child.current = child.queue.popleft()
                     return child.current
@@ -279,6 +284,9 @@ class CompilePool:
         with self.cond:
             child.busy = False
             child.current = None
+            if self.timing_wanted and not any(c.busy for c in self.children):
+                self.timing_wanted = False  # drained: the window for the wanted timing
+                self.window_until = time.monotonic() + self.hold_s
             self.cond.notify_all()
 
     # ---- timing ----
@@ -286,13 +294,13 @@ class CompilePool:
         with self.cond:
             busy = sorted(c.current.where for c in self.children if c.busy and c.current)
             if busy:
-                self.hold_until = time.monotonic() + self.hold_s
+                self.timing_wanted = True
                 raise OracleError(f"{job.where}: torch.compile is still compiling in this "
                                   f"oracle's children ({'; '.join(busy)}); a timing now would "
                                   "measure it too: try again when it is done (no new compile "
-                                  f"starts for {self.hold_s:g} s)")
+                                  f"starts until then and for {self.hold_s:g} s after)")
             self.session = job.child
-            self.hold_until = 0.0
+            self.timing_wanted = False
         reply = self.forward(packet)
         if not reply.get("ok"):
             if "unknown key" in str(reply.get("error", "")):
@@ -309,6 +317,8 @@ class CompilePool:
 
     def close_bench(self) -> None:
         with self.cond:
+            if self.session is not None:
+                self.window_until = time.monotonic() + self.hold_s  # for the next timing
             self.session = None
             self.cond.notify_all()
 
