@@ -96,12 +96,14 @@ absl::StatusOr<std::unique_ptr<Queries>> Queries::Open(const std::string& db_pat
   for (int i = 0; i < std::max(1, connections); ++i) {
     absl::StatusOr<std::unique_ptr<server::Database>> db = server::Database::OpenReadOnly(db_path);
     if (!db.ok()) return db.status();
-    // The schema must be the server's: a file the server never migrated has no jobs table.
-    absl::StatusOr<Statement> probe = (*db)->Prepare("SELECT public, baselines_only FROM jobs LIMIT 1");
+    // The schema must be the server's, as new as this dashboard's queries: a file the server
+    // never migrated has no jobs table, one an older server migrated has no job_stats (0009).
+    absl::StatusOr<Statement> probe = (*db)->Prepare(
+        "SELECT public, baselines_only FROM jobs WHERE EXISTS (SELECT 1 FROM job_stats) LIMIT 1");
     if (!probe.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "'", db_path, "' has no kjudge schema (", probe.status().message(),
-          "); point --db at the file kjudge-server uses, after the server has started once"));
+          "'", db_path, "' has no kjudge schema, or an older one (", probe.status().message(),
+          "); point --db at the file kjudge-server uses, after a server of this version has started once"));
     }
     queries->lanes_.push_back(std::make_unique<Lane>(std::move(*db)));
     queries->free_.push_back(queries->lanes_.back().get());
@@ -115,13 +117,15 @@ absl::StatusOr<std::optional<server::ApiKey>> Queries::LookupKey(const std::stri
 
 absl::StatusOr<std::vector<WorkerRow>> Queries::Workers(Lane& lane) {
   std::lock_guard lock(lane.shared.mutex);
+  // Per listed worker, counts over its range of jobs_by_worker (leased jobs only): a few seeks
+  // and a count of the jobs it served, instead of grouping every leased job by worker first.
   absl::StatusOr<Statement> stmt = lane.shared.db->Prepare(
-      "WITH served AS (SELECT worker_id, SUM(state = 3) AS served, SUM(state = 3 AND verdict = ?1) AS faults, "
-      "  MAX(CASE WHEN state = 2 THEN id END) AS in_hand FROM jobs WHERE worker_id IS NOT NULL GROUP BY worker_id) "
       "SELECT w.id, w.name, w.gpu_json, w.hardware_key, w.registered_unix_ms, w.last_seen_unix_ms, "
-      "  COALESCE(s.in_hand, 0), COALESCE(s.served, 0), COALESCE(s.faults, 0), "
+      "  COALESCE((SELECT MAX(id) FROM jobs WHERE worker_id = w.id AND state = 2), 0), "
+      "  (SELECT COUNT(*) FROM jobs WHERE worker_id = w.id AND state = 3), "
+      "  (SELECT COUNT(*) FROM jobs WHERE worker_id = w.id AND state = 3 AND verdict = ?1), "
       "  (SELECT COUNT(*) FROM workers e WHERE e.name = w.name AND e.registered_unix_ms < w.registered_unix_ms) "
-      "FROM workers w LEFT JOIN served s ON s.worker_id = w.id ORDER BY w.last_seen_unix_ms DESC LIMIT 200");
+      "FROM workers w ORDER BY w.last_seen_unix_ms DESC LIMIT 200");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, v1::INTERNAL_ERROR);
   std::vector<WorkerRow> rows;
@@ -157,17 +161,28 @@ absl::Status Queries::FillActivity(Lane& lane, const Viewer& viewer, int64_t now
     if (bucket >= 0 && bucket < 60) overview->per_minute[static_cast<size_t>(bucket)] = s.ColumnInt(1);
   });
   if (!status.ok()) return status;
+  // The verdict mix: a COUNT per verdict and hour, each a range of jobs_done_by_verdict (schema
+  // 0009), instead of grouping a day of jobs in a temporary b-tree. The verdicts are found by
+  // skipping through the index (one seek each); a verdict gets a series when a visible job of
+  // it finished in the window, as when the rows were grouped (a finish at or after now_ms has
+  // no hour, but still makes its verdict's series).
   absl::StatusOr<Statement> hours = lane.shared.db->Prepare(absl::StrCat(
-      "SELECT (finished_unix_ms - ?3) / ", kHourMs, ", verdict, COUNT(*) FROM jobs WHERE finished_unix_ms >= ?3 AND state = 3 AND ",
-      kVisible, " GROUP BY 1, 2"));
+      "WITH RECURSIVE v(verdict) AS ("
+      "  SELECT MIN(verdict) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 UNION ALL "
+      "  SELECT (SELECT MIN(verdict) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 AND verdict > v.verdict) "
+      "  FROM v WHERE v.verdict IS NOT NULL), "
+      "h(i, lo) AS (SELECT 0, ?3 UNION ALL SELECT i + 1, lo + ?4 FROM h WHERE i < 23) "
+      "SELECT v.verdict, h.i, (SELECT COUNT(*) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 "
+      "  AND verdict = v.verdict AND finished_unix_ms >= h.lo AND finished_unix_ms < h.lo + ?4 AND ", kVisible, ") "
+      "FROM v, h WHERE v.verdict IS NOT NULL AND EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_done_by_verdict "
+      "  WHERE state = 3 AND verdict = v.verdict AND finished_unix_ms >= ?3 AND ", kVisible, ")"));
   if (!hours.ok()) return hours.status();
   BindViewer(*hours, viewer);
-  hours->Bind(3, day_start);
+  hours->Bind(3, day_start).Bind(4, kHourMs);
   return ForEachRow(*hours, [&](const Statement& s) {
-    const int64_t bucket = s.ColumnInt(0);
-    std::vector<int64_t>& series = overview->verdicts_per_hour[VerdictName(s.ColumnInt(1))];
+    std::vector<int64_t>& series = overview->verdicts_per_hour[VerdictName(s.ColumnInt(0))];
     series.resize(24, 0);
-    if (bucket >= 0 && bucket < 24) series[static_cast<size_t>(bucket)] = s.ColumnInt(2);
+    series[static_cast<size_t>(s.ColumnInt(1))] = s.ColumnInt(2);
   });
 }
 

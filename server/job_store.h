@@ -179,7 +179,8 @@ class JobStore {
   // Results of finished, fully judged (not compile-only, not baselines-only, not cancelled) jobs whose tags contain every entry of
   // `tags` and whose problem starts with `problem_prefix`, oldest first, with each job's problem.
   // Each result holds only what ComputeStats reads: verdict, gpu, speedups, and its
-  // timings' shapes and median_us (no other Timing field).
+  // timings' shapes and median_us (no other Timing field), read from job_stats (schema 0009),
+  // bit for bit job_metrics' values but for the sign of a zero.
   // `scope` limits them to the viewer's jobs (admin: all) or to public jobs.
   absl::StatusOr<std::vector<JudgedResult>> FinishedResults(const std::map<std::string, std::string>& tags,
                                                             const std::string& problem_prefix,

@@ -319,6 +319,30 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
   // after the page has polled (Chromium's virtual time runs the 2 s poll).
   const double done = std::stod(Sql(db_, "SELECT COUNT(*) FROM jobs WHERE state = 3").at(0));
   EXPECT_EQ(ById(overview, "jobs-per-minute"), OneDecimal(done / 10.0));
+  // The verdict mix: each verdict's jobs as the database counts them, all in the newest hour's
+  // bar (they finished minutes ago), and no other bar.
+  const std::vector<std::string> mix = Sql(db_, "SELECT verdict || ' ' || COUNT(*) FROM jobs WHERE state = 3 GROUP BY verdict");
+  ASSERT_GE(mix.size(), 10U);
+  for (const std::string& row : mix) {
+    const std::string name = v1::Verdict_Name(static_cast<v1::Verdict>(std::stoi(row.substr(0, row.find(' ')))));
+    EXPECT_NE(overview.find("<title>-1 h " + name + ": " + row.substr(row.find(' ') + 1) + "</title>"), std::string::npos)
+        << name;
+  }
+  EXPECT_EQ(overview.find("<title>-2 h "), std::string::npos) << "nothing finished an hour ago";
+  // The fake GPU worker's row: jobs served and faults (INTERNAL_ERROR) as the database has them.
+  const size_t row_start = overview.find("<td>" + worker_id_ + "</td>");
+  ASSERT_NE(row_start, std::string::npos);
+  const std::string row_html = overview.substr(row_start, overview.find("</tr>", row_start) - row_start);
+  std::vector<std::string> numbers;
+  const std::regex number("<td class=\"n\">([^<]*)</td>");
+  for (auto it = std::sregex_iterator(row_html.begin(), row_html.end(), number); it != std::sregex_iterator(); ++it) {
+    numbers.push_back((*it)[1].str());
+  }
+  ASSERT_EQ(numbers.size(), 4U) << row_html;  // last heartbeat, jobs served, faults, restarts
+  const std::string by_worker = " FROM jobs WHERE worker_id = '" + worker_id_ + "' AND state = 3";
+  EXPECT_EQ(numbers[1], Sql(db_, "SELECT COUNT(*)" + by_worker).at(0));
+  EXPECT_EQ(numbers[2], Sql(db_, "SELECT COUNT(*)" + by_worker + " AND verdict = 12").at(0));
+  EXPECT_EQ(numbers[2], "1");
 
   // Jobs: the admin sees every job; a filter by verdict shows only that verdict.
   const std::string all_jobs = Browse(admin_key_, "/jobs", "jobs");

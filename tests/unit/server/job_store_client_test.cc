@@ -1,10 +1,13 @@
 // JobStore's client-side queries on a real SQLite file: tenancy, idempotency, the active-job
-// cap in the insert transaction, listing and cancelling.
+// cap in the insert transaction, listing and cancelling, and what stats read (job_stats).
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <random>
 #include <thread>
 
 #include "server/job_store.h"
@@ -263,6 +266,159 @@ TEST(JobMetricsMigration, BackfillsResultsStoredBeforeIt) {
   ASSERT_EQ(read.speedups_size(), 1);
   EXPECT_EQ(read.speedups(0).baseline(), "cublas");
   EXPECT_DOUBLE_EQ(read.speedups(0).speedup(), 2.5);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
+// FinishedResults reads job_stats (schema 0009), one row per finished job kept by triggers: it
+// must follow every change of the jobs row, whoever makes it (JobStore or plain SQL), and hold
+// exactly the values of the job's job_metrics rows.
+TEST_F(JobStoreClientTest, FinishedResultsFollowEveryChangeOfTheJobRow) {
+  const Viewer admin{"", true};
+  auto finished = [&](const StatsScope& scope) {
+    absl::StatusOr<std::vector<JudgedResult>> got = store_->FinishedResults({}, "", scope);
+    EXPECT_TRUE(got.ok()) << got.status();
+    return got.ok() ? *got : std::vector<JudgedResult>{};
+  };
+  const int64_t id = *store_->Enqueue(Job("kj_a"));
+  EXPECT_TRUE(finished({admin, false}).empty()) << "queued";
+  absl::StatusOr<std::optional<LeasedJob>> leased = store_->LeaseNext("worker-1", true);
+  ASSERT_TRUE(leased.ok() && leased->has_value());
+  EXPECT_TRUE(finished({admin, false}).empty()) << "running";
+  v1::JobResult result;
+  result.set_verdict(v1::CORRECT);
+  result.set_gpu("NVIDIA H100 80GB HBM3");
+  v1::ShapeTiming* timing = result.add_timings();
+  timing->set_shape("N=1");
+  timing->mutable_timing()->set_median_us(4.0);
+  ASSERT_TRUE(store_->Complete(LeaseRef{id, "worker-1", (*leased)->lease_token}, result).ok());
+  std::vector<JudgedResult> got = finished({admin, false});
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_EQ(got[0].result.gpu(), "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(finished({admin, true}).empty()) << "not public";
+  Database& db = *shared_->db;
+  const std::string where = " WHERE id = " + std::to_string(id);
+  ASSERT_TRUE(db.Execute("UPDATE jobs SET public = 1" + where).ok());
+  EXPECT_EQ(finished({admin, true}).size(), 1U) << "made public";
+  ASSERT_TRUE(db.Execute("UPDATE jobs SET problem = 'level2/x'" + where).ok());
+  EXPECT_EQ(store_->FinishedResults({}, "level2/", {admin, false})->size(), 1U);
+  ASSERT_TRUE(db.Execute("UPDATE jobs SET result_json = json_set(result_json, '$.timings[0].timing.median_us', 2.5)" +
+                         where).ok());
+  got = finished({admin, false});
+  ASSERT_EQ(got.size(), 1U);
+  ASSERT_EQ(got[0].result.timings_size(), 1);
+  EXPECT_EQ(got[0].result.timings(0).timing().median_us(), 2.5) << "a new result";
+  ASSERT_TRUE(db.Execute("UPDATE jobs SET verdict = 13" + where).ok());
+  EXPECT_TRUE(finished({admin, false}).empty()) << "CANCELLED is not counted";
+  ASSERT_TRUE(db.Execute("UPDATE jobs SET verdict = 1, state = 1" + where).ok());
+  EXPECT_TRUE(finished({admin, false}).empty()) << "no longer finished";
+  ASSERT_TRUE(db.Execute("UPDATE jobs SET state = 3" + where).ok());
+  EXPECT_EQ(finished({admin, false}).size(), 1U) << "finished again, result kept";
+  ASSERT_TRUE(db.Execute("DELETE FROM jobs" + where).ok());
+  EXPECT_TRUE(finished({admin, false}).empty()) << "deleted";
+  EXPECT_EQ(store_->CountByState()->done, 0);
+}
+
+// The doubles come back bit for bit as job_metrics holds them (its value printed with 21
+// significant digits, parsed correctly rounded), shapes and baselines byte for byte.
+TEST_F(JobStoreClientTest, FinishedResultsHoldJobMetricsValuesExactly) {
+  std::vector<double> values = {0.1, 1.0 / 3.0, 30.0 / 7.0, 2.5, 1e-7, 123456.789e10, 4.9406564584124654e-324,
+                                2.2250738585072014e-308, 1.7976931348623157e308, 9007199254740993.0, 0.0};
+  std::mt19937_64 bits(7);
+  while (values.size() < 400) {
+    double v = 0;
+    const uint64_t pattern = bits() >> 1;  // positive
+    std::memcpy(&v, &pattern, sizeof(v));
+    if (std::isfinite(v)) values.push_back(v);
+  }
+  NewJob job = Job("kj_a");
+  job.immediate_result = v1::JobResult();  // stored finished, as a result judged at submission
+  job.immediate_result->set_verdict(v1::CORRECT);
+  for (size_t i = 0; i < values.size(); ++i) {
+    v1::ShapeTiming* timing = job.immediate_result->add_timings();
+    timing->set_shape(i % 2 == 0 ? "N=1 M=2" : "shape \"quoted\" 7 8 ");
+    timing->mutable_timing()->set_median_us(values[i]);
+    v1::Speedup* speedup = job.immediate_result->add_speedups();
+    speedup->set_shape(timing->shape());
+    speedup->set_baseline(i % 3 == 0 ? "" : "cu blas");
+    speedup->set_speedup(values[values.size() - 1 - i]);
+  }
+  const int64_t id = *store_->Enqueue(job);
+  absl::StatusOr<std::vector<JudgedResult>> got = store_->FinishedResults({}, "", StatsScope{Viewer{"", true}, false});
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), 1U);
+  const v1::JobResult& read = (*got)[0].result;
+  ASSERT_EQ(read.timings_size(), static_cast<int>(values.size()));
+  ASSERT_EQ(read.speedups_size(), static_cast<int>(values.size()));
+  absl::StatusOr<Statement> stored = shared_->db->Prepare(
+      "SELECT kind, idx, value FROM job_metrics WHERE job_id = ? AND kind > 0 ORDER BY kind, idx");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  stored->Bind(1, id);
+  int rows = 0;
+  while (*stored->Step()) {
+    const int i = static_cast<int>(stored->ColumnInt(1));
+    const double expected = stored->ColumnDouble(2);
+    const double actual = stored->ColumnInt(0) == 1 ? read.timings(i).timing().median_us() : read.speedups(i).speedup();
+    EXPECT_EQ(std::memcmp(&expected, &actual, sizeof(double)), 0) << "kind " << stored->ColumnInt(0) << " idx " << i
+                                                                  << ": " << expected << " read as " << actual;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2 * static_cast<int>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const v1::Speedup& stored_speedup = job.immediate_result->speedups(static_cast<int>(i));
+    EXPECT_EQ(read.timings(static_cast<int>(i)).shape(), job.immediate_result->timings(static_cast<int>(i)).shape());
+    EXPECT_EQ(read.speedups(static_cast<int>(i)).baseline(), stored_speedup.baseline());
+    EXPECT_DOUBLE_EQ(read.timings(static_cast<int>(i)).timing().median_us(), values[i]);
+  }
+}
+
+// A database an older server wrote (schema 8) gets a job_stats row for each finished job from
+// the migration, and one for each job finished after it.
+TEST(JobStatsMigration, BackfillsJobsFinishedBeforeIt) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("kjudge-job-stats-" + std::to_string(getpid()) + ".sqlite")).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  std::vector<Migration> before;
+  for (const Migration& m : BuiltinMigrations()) {
+    if (m.version < 9) before.push_back(m);
+  }
+  ASSERT_TRUE(ApplyMigrations(**db, before).ok());
+  SharedDatabase shared;
+  shared.db = std::move(*db);
+  shared.now_ms = [] { return int64_t{1}; };
+  v1::JobResult result;
+  result.set_verdict(v1::CORRECT);
+  result.set_gpu("NVIDIA H200");
+  v1::Speedup* speedup = result.add_speedups();
+  speedup->set_shape("N=8");
+  speedup->set_baseline("cublas");
+  speedup->set_speedup(2.5);
+  NewJob job;
+  job.problem = "p";
+  job.source = "x";
+  job.seed = 1;
+  job.immediate_result = result;
+  {
+    JobStore old_store(&shared, JobStoreOptions{});
+    ASSERT_TRUE(old_store.Enqueue(job).ok());  // finished, written by schema 8's triggers
+    job.immediate_result.reset();
+    ASSERT_TRUE(old_store.Enqueue(job).ok());  // queued
+  }
+  ASSERT_TRUE(ApplyMigrations(*shared.db, BuiltinMigrations()).ok());
+  JobStore store(&shared, JobStoreOptions{});
+  const StatsScope everyone{Viewer{"", true}, false};
+  absl::StatusOr<std::vector<JudgedResult>> got = store.FinishedResults({}, "", everyone);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), 1U);
+  EXPECT_EQ((*got)[0].result.gpu(), "NVIDIA H200");
+  ASSERT_EQ((*got)[0].result.speedups_size(), 1);
+  EXPECT_EQ((*got)[0].result.speedups(0).speedup(), 2.5);
+  absl::StatusOr<std::optional<LeasedJob>> leased = store.LeaseNext("w", true);
+  ASSERT_TRUE(leased.ok() && leased->has_value());
+  ASSERT_TRUE(store.Complete(LeaseRef{(*leased)->id, "w", (*leased)->lease_token}, result).ok());
+  EXPECT_EQ(store.FinishedResults({}, "", everyone)->size(), 2U);
+  EXPECT_EQ(store.CountByState()->done, 2);
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
