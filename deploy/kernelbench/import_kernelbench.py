@@ -108,6 +108,16 @@ CPU_FLOPS = {1: 4e8, 2: 4e8, 3: 1e10}
 CPU_ELEMS = 3e7                          # elements of the largest op (inputs + outputs)     # f64 FLOPs above which a candidate is not even run
 F64_BENCH_LIMIT = 40e9                   # bytes: above this the bench shape runs in f32
 TOL_LADDER = [1e-4, 1e-3, 1e-2, 2e-2, 5e-2]
+# Tolerances raised for the bench shape from a GPU run (the judge checks every timed sample there,
+# and a baseline once): the CPU's small test shapes admitted a tighter one than float32 PyTorch
+# meets at the bench shape's sizes. (problem, tolerance, why) -- the why goes into the notes.
+BENCH_TOLERANCE = {
+    "level2/14_Gemm_Divide_Sum_Scaling": (
+        1e-3, "tolerance 1e-3, not the 1e-4 the CPU test shapes admitted: at the bench shape "
+              "(each output sums a row of an 8192 x 8192 GEMM) float32 PyTorch left 20 of 1024 "
+              "elements outside 1e-4 of the float64 oracle on an H200 (relative L2 error 3.2e-6), "
+              "so the judge dropped torch_eager and would fail a float32 kernel as exact"),
+}
 # fit_flops gives up after this many products of sizes (then: the bench count as a constant).
 FIT_FLOPS_TRIES = 1_000_000
 # Level 3's f32 errors can be heavy-tailed across draws (level3/48 Mamba2: exp of cumulative
@@ -767,6 +777,10 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
     probes = naming_probes(source, filename, level, ints, values, read, bench, tests, infos,
                            state)
     tol = state["tol"]
+    raised = BENCH_TOLERANCE.get(f"level{level}/{stem}")
+    if raised is not None and raised[0] > tol:
+        tol = raised[0]
+        result.notes.append(raised[1])
     result.test_shapes = len(tests) + (1 if stress else 0)
     rendered = render(source, level, stem, ints, values, bench, tests, stress, infos, tol, result,
                       probes)
