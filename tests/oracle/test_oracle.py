@@ -624,6 +624,68 @@ class PooledCompileTest(OracleCase):
         self.time_compiled("b|s")
 
 
+class CompileOracleRoleTest(OracleCase):
+    """KJUDGE_ORACLE_ROLE=compile (the judge's compile oracle): loads build nothing, so even a
+    module slow to build answers at once; the compile child builds it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.gates = tempfile.TemporaryDirectory(prefix="kjudge-gates-")
+        here = os.path.dirname(os.path.abspath(__file__))
+        cls.oracle = OracleProcess(
+            launcher=[sys.executable, os.path.join(here, "gated_compile.py"), cls.gates.name],
+            extra_env={"KJUDGE_ORACLE_ROLE": "compile", "KJUDGE_COMPILE_HOLD_S": "0"})
+        cls.gen = torch.Generator().manual_seed(5)
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        cls.gates.cleanup()
+
+    def test_loads_build_nothing_and_the_child_builds(self):
+        sizes = {"batch_size": 2, "dim": 8}
+        request = load_request("slow|s", SLOW_TO_BUILD, sizes, ["x"], ["y"], name="test/slow")
+        self.assertLess(self.ok(self.oracle.request(request))["ms"], 100)  # builds in 600 ms
+        x = self.host("x", self.randn(2, 8))
+        y = self.empty("y", [2, 8])
+        req, fds = run_request("slow|s", [x, y])
+        self.fail(self.oracle.request(req, fds), "this is the compile oracle", "test/slow")
+        self.fail(self.oracle.request({"op": "bench_open", "key": "slow|s", "mode": "eager",
+                                       "memory": "host", "sets": [[x.spec(0), y.spec(1)]]},
+                                      [x.fd, y.fd]), "builds no module")
+        with open(os.path.join(self.gates.name, gate_name("slow|s")), "w", encoding="utf-8"):
+            pass
+        deadline = time.monotonic() + 60
+        reply = self.ok(self.oracle.request({"op": "compile", "key": "slow|s"}))
+        while reply["state"] == "compiling" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            reply = self.ok(self.oracle.request({"op": "compile", "key": "slow|s"}))
+        self.assertEqual(reply["state"], "ready", reply["error"])
+        self.ok(self.oracle.request({"op": "bench_open", "key": "slow|s", "mode": "compile",
+                                     "memory": "host", "sets": [[x.spec(0), y.spec(1)]]},
+                                    [x.fd, y.fd]))
+        self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
+        self.ok(self.oracle.request({"op": "bench_close"}))
+        xv = x.read().double()
+        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
+                                   rtol=1e-6, atol=1e-6)
+
+    def test_a_binding_the_module_refuses_fails_the_compile(self):
+        """The module is checked where it is built: a parameter the module does not have makes
+        the compile fail, saying so."""
+        bad = load_request("bad|s", ELEMENTWISE, {"batch_size": 2, "dim": 8}, ["x"], ["y"],
+                           parameters=[("weight", "w")], name="test/bad")
+        self.ok(self.oracle.request(bad))
+        deadline = time.monotonic() + 60
+        reply = self.ok(self.oracle.request({"op": "compile", "key": "bad|s"}))
+        while reply["state"] == "compiling" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            reply = self.ok(self.oracle.request({"op": "compile", "key": "bad|s"}))
+        self.assertEqual(reply["state"], "failed")
+        self.assertIn("not in the module ['weight']", reply["error"])
+        self.still_serving()
+
+
 class LifecycleTest(unittest.TestCase):
     def test_shutdown_exits_zero(self):
         oracle = OracleProcess()

@@ -73,6 +73,7 @@ absl::StatusOr<std::string> MakeHome() {
 
 OracleOptions CompileOracleOptions(OracleOptions eager, const std::string& cache_dir) {
   eager.name = "PyTorch compile oracle";
+  eager.env.emplace_back("KJUDGE_ORACLE_ROLE=compile");
   eager.env.emplace_back("TORCHINDUCTOR_COMPILE_THREADS=1");
   if (!cache_dir.empty()) {
     eager.env.push_back("TORCHINDUCTOR_CACHE_DIR=" + fs::absolute(cache_dir).string());

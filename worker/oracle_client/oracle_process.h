@@ -111,7 +111,8 @@ struct CompileState {
 absl::StatusOr<std::string> OraclePackagePath();
 
 // The compile oracle's options: `eager`'s (its env kept, so it sees the same device), named
-// "PyTorch compile oracle", Inductor on one compile thread (a compile takes one core from the
+// "PyTorch compile oracle", KJUDGE_ORACLE_ROLE=compile (it builds no module itself: its loads
+// answer at once, its compile children build and compile), Inductor on one compile thread (a compile takes one core from the
 // judge's timings, not all), and with `cache_dir` non-empty, TORCHINDUCTOR_CACHE_DIR=<its
 // absolute path>: a lasting cache that kjudge_oracle.warm_compile fills ahead with the same two
 // variables. Empty: the oracle's private HOME, lost when it exits. Timeouts and patience are the

@@ -302,7 +302,7 @@ TEST(OracleClient, CompileOracleOptionsKeepTheOraclesEnvironment) {
   EXPECT_EQ(compile.name, "PyTorch compile oracle");
   EXPECT_EQ(compile.env, (std::vector<std::string>{
                              "CUDA_VISIBLE_DEVICES=GPU-00112233-4455-6677-8899-aabbccddeeff",
-                             "TORCHINDUCTOR_COMPILE_THREADS=1",
+                             "KJUDGE_ORACLE_ROLE=compile", "TORCHINDUCTOR_COMPILE_THREADS=1",
                              "TORCHINDUCTOR_CACHE_DIR=/tmp/kjudge-inductor"}));
 }
 

@@ -68,6 +68,12 @@ def hold_seconds() -> float:
         return TIMING_WINDOW_S
 
 
+def is_compile_oracle() -> bool:
+    """The judge's compile oracle (KJUDGE_ORACLE_ROLE=compile, OracleOptions of
+    CompileOracleOptions): it builds no module itself and only compiles and times them."""
+    return os.environ.get("KJUDGE_ORACLE_ROLE") == "compile" and not is_compile_child()
+
+
 def is_compile_child() -> bool:
     return os.environ.get(CHILD_ENV) == "1"
 

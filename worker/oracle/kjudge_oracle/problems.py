@@ -2,7 +2,9 @@
 
 Contract:
   * parse_load(request) validates a load request and builds its ModuleProblem (on the CPU; run
-    moves it to the tensors' device). It checks that the binding names every state_dict key of
+    moves it to the tensors' device). parse_load(request, build=False) checks the request's
+    fields only and builds nothing (entry.problem is None): the compile oracle, whose compile
+    children build the module themselves (compile_pool.py), answers a load in microseconds. It checks that the binding names every state_dict key of
     the module exactly once and that no spec tensor is bound twice; any failure is an OracleError
     naming the problem, its file and what is wrong.
   * load_signature(request) is a load request's content; Problems.touch_identical(request) keeps
@@ -41,7 +43,7 @@ class Entry:
     key: str
     problem_name: str
     filename: str
-    problem: ModuleProblem
+    problem: Optional[ModuleProblem]  # None: not built here (parse_load build=False)
     forward: List[str]
     parameters: List[Tuple[str, str]]   # (state_dict key, spec tensor)
     outputs: List[str]
@@ -101,7 +103,7 @@ def _globals(request: Dict[str, Any], where: str) -> Dict[str, int]:
     return value
 
 
-def parse_load(request: Dict[str, Any]) -> Entry:
+def parse_load(request: Dict[str, Any], build: bool = True) -> Entry:
     key = _str(request, "key", "load")
     name = _str(request, "problem", f"load {key}")
     filename = _str(request, "filename", f"problem {name}")
@@ -119,6 +121,9 @@ def parse_load(request: Dict[str, Any]) -> Entry:
     twice = sorted({n for n in bound if bound.count(n) > 1})
     if twice:
         raise OracleError(f"{where}: tensors bound more than once: {twice}")
+    if not build:
+        return Entry(key, name, filename, None, forward, parameters, outputs,
+                     signature=load_signature(request), source=source, sizes=dict(sizes))
     try:
         problem = ModuleProblem(source, filename, sizes)
     except ModuleProblemError as exc:

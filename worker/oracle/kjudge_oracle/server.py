@@ -9,6 +9,9 @@ Contract (docs/pytorch-problems.md §3 is the protocol):
   * After each request other than warmup/sample/write_outputs, torch's CUDA cache is emptied,
     so the judge sees the memory free (not between bench runs: the next timed run would pay
     for cudaMalloc).
+  * The judge's compile oracle (KJUDGE_ORACLE_ROLE=compile) builds no module: `load` checks the
+    request's fields only (a level-3 model took longer to build than the judge's patience), and
+    `run` and eager bench sessions are refused; a compile child builds the module.
   * `compile` never compiles in this process: a CompilePool child does (compile_pool.py), and a
     compile-mode bench session runs in that child, this process forwarding its requests. A
     compile child itself ($KJUDGE_ORACLE_COMPILE_CHILD=1) compiles in-process (compile_job.py;
@@ -28,7 +31,7 @@ import torch
 from . import cuda_driver, protocol
 from .bench import BenchSession, L2Flusher
 from .compile_job import CompileJob, compiling_now, float_dtype
-from .compile_pool import CompilePool, is_compile_child, pool_size
+from .compile_pool import CompilePool, is_compile_child, is_compile_oracle, pool_size
 from .errors import OracleError
 from .execute import PRECISIONS, by_name, check_memory, device_for, run_reference, with_mapping
 from .memory import Mapping, TensorSpec, parse_tensors
@@ -60,6 +63,7 @@ class Server:
         self.problems = Problems(capacity_from_env())
         self.bench: Optional[BenchSession] = None
         self.in_child = is_compile_child()
+        self.builds = not is_compile_oracle()  # the compile oracle builds no module
         self.pool: Optional[CompilePool] = None  # started by the first `compile`
         self.remote_bench = False  # the open bench session is in a compile child
         self.flusher: Optional[L2Flusher] = None
@@ -129,13 +133,14 @@ class Server:
     def load(self, req: Dict[str, Any], fds: List[int]) -> Reply:
         t0 = time.perf_counter()
         if not self.problems.touch_identical(req):
-            self.problems.put(parse_load(req))
+            self.problems.put(parse_load(req, build=self.builds))
         return {"ok": True, "ms": (time.perf_counter() - t0) * 1e3}
 
     def run(self, req: Dict[str, Any], fds: List[int]) -> Reply:
         t0 = time.perf_counter()
         entry = self.problems.get(req, "run")
         where = entry.where
+        self._built(entry, "run")
         precision = req.get("precision", "f64")
         if precision not in PRECISIONS:
             raise OracleError(f"{where}: 'precision' must be one of {list(PRECISIONS)}, got "
@@ -164,6 +169,13 @@ class Server:
             job.join()
         return {"ok": True, "state": job.state, "error": job.error, "device": str(job.device)}
 
+    @staticmethod
+    def _built(entry: Entry, op: str) -> None:
+        if entry.problem is None:
+            raise OracleError(f"{entry.where}: {op}: this is the compile oracle "
+                              "(KJUDGE_ORACLE_ROLE=compile), which builds no module; the oracle "
+                              "runs the module and times eager")
+
     def _pooled_compile(self, entry: Entry) -> Reply:
         if not hasattr(torch, "compile"):
             return {"ok": True, "state": "failed",
@@ -184,6 +196,8 @@ class Server:
         where = f"{entry.where}, bench_open ({mode})"
         if mode not in ("eager", "compile"):
             raise OracleError(f"{where}: 'mode' must be 'eager' or 'compile'")
+        if mode == "eager":
+            self._built(entry, "bench_open (eager)")
         memory = check_memory(req.get("memory"), where)
         device = device_for(memory, where)
         raw_sets = req.get("sets")
@@ -228,7 +242,7 @@ class Server:
             if mode == "compile":
                 model, state_module = job.compiled, job.module  # type: ignore[union-attr]
             else:
-                model = entry.problem.clone_model().to(device)
+                model = entry.problem.clone_model().to(device)  # type: ignore[union-attr]
                 dtype = float_dtype([sets[0][n] for n in entry.forward]) or \
                     float_dtype([sets[0][spec] for _, spec in entry.parameters])
                 if dtype is not None:
