@@ -113,10 +113,11 @@ TOL_LADDER = [1e-4, 1e-3, 1e-2, 2e-2, 5e-2]
 # meets at the bench shape's sizes. (problem, tolerance, why) -- the why goes into the notes.
 BENCH_TOLERANCE = {
     "level2/14_Gemm_Divide_Sum_Scaling": (
-        1e-3, "tolerance 1e-3, not the 1e-4 the CPU test shapes admitted: at the bench shape "
-              "(each output sums a row of an 8192 x 8192 GEMM) float32 PyTorch left 20 of 1024 "
-              "elements outside 1e-4 of the float64 oracle on an H200 (relative L2 error 3.2e-6), "
-              "so the judge dropped torch_eager and would fail a float32 kernel as exact"),
+        1e-2, "tolerance 1e-2, not the 1e-4 the CPU test shapes admitted: at the bench shape "
+              "(each output sums a row of an 8192 x 8192 GEMM) float32 PyTorch eager left 20 of "
+              "1024 elements outside 1e-4 of the float64 oracle and torch.compile one outside "
+              "1e-3 (relative L2 errors 2.5e-6 to 3.2e-6; H200, 2026-11-27), so the judge dropped "
+              "both baselines and would fail an honest float32 kernel"),
 }
 # fit_flops gives up after this many products of sizes (then: the bench count as a constant).
 FIT_FLOPS_TRIES = 1_000_000

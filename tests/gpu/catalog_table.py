@@ -7,7 +7,8 @@ Usage: tests/gpu/catalog_table.py PROBLEMS_DIR --results FILE... [--checks FILE.
                 importer ran): every folder with a problem.toml is a row.
   --results     catalog_results.jsonl files written by tests/gpu/run_catalog.sh (one `kjudge
                 --json job` object per line); a later file's job for a problem replaces an
-                earlier one's.
+                earlier one's, except that a baselines-only job does not replace an example's
+                job: it only adds the baselines it listed.
   --checks      JSON files written by `check_problems.py DIR --json FILE` (the oracle check).
   --prefix      only problems whose name starts with P.
 
@@ -37,9 +38,16 @@ def load_results(paths: List[str]) -> Dict[str, dict]:
                 job = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise SystemExit(f"catalog_table.py: {path}:{number}: not JSON: {exc}") from exc
-            if "problem" in job:
-                merge_baselines(jobs.get(job["problem"]), job)
-                jobs[job["problem"]] = job
+            if "problem" not in job:
+                continue
+            earlier = jobs.get(job["problem"])
+            if earlier and job.get("baselines_only") and not earlier.get("baselines_only"):
+                # A baselines-only job after the example's: the example's verdict stays, and
+                # the baselines the later job listed join it.
+                merge_baselines(job, earlier)
+                continue
+            merge_baselines(earlier, job)
+            jobs[job["problem"]] = job
     return jobs
 
 

@@ -5,7 +5,8 @@ One CORRECT job of level1/19_ReLU (median 10 us, torch_eager 2.0x, torch_compile
 oracle check: its row must show the medians derived from the speedups (20.0 and 40.0 us), the
 check, and the counts; a problem without a job is "not run"; a bad results line exits non-zero.
 Two baselines-only jobs of level1/12 (torch_eager in the first, torch_compile in the later one):
-its row shows both medians as the jobs listed them.
+its row shows both medians as the jobs listed them. A baselines-only job after the example job of
+level1/19 keeps the example's verdict and adds the baseline it listed (torch_eager 30 us).
 """
 import json
 import subprocess
@@ -26,9 +27,12 @@ measured = [{"problem": DIAG, "state": "DONE", "result": {
     "verdict": "BASELINES_MEASURED",
     "baselines": [{"name": n, "shape": "N=4096", "timing": {"median_us": us}}]}}
     for n, us in (("torch_eager", 7.5), ("torch_compile", 5.25))]
+later_eager = {"problem": "level1/19_ReLU", "state": "DONE", "baselines_only": True, "result": {
+    "verdict": "BASELINES_MEASURED",
+    "baselines": [{"name": "torch_eager", "shape": "N=4096", "timing": {"median_us": 30.0}}]}}
 with tempfile.TemporaryDirectory() as tmp:
     results, checks, bad = Path(tmp, "r.jsonl"), Path(tmp, "c.json"), Path(tmp, "bad.jsonl")
-    results.write_text("".join(json.dumps(j) + "\n" for j in [job] + measured))
+    results.write_text("".join(json.dumps(j) + "\n" for j in [job] + measured + [later_eager]))
     checks.write_text(json.dumps({"problems": [{"problem": "level1/19_ReLU", "ok": True}]}))
     bad.write_text("{not json\n")
     out = subprocess.run([sys.executable, SCRIPT, ROOT / "problems", "--results", results,
@@ -39,7 +43,7 @@ with tempfile.TemporaryDirectory() as tmp:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         rows[cells[0]] = cells
     relu = rows["level1/19_ReLU"]
-    assert relu[3:9] == ["CORRECT", "10.0", "50", "20.0", "40.0", "pass"], relu
+    assert relu[3:9] == ["CORRECT", "10.0", "50", "30.0", "40.0", "pass"], relu
     assert rows["level1/1_Square_matrix_multiplication_"][3] == "not run", out.stdout
     assert rows[DIAG][3] == "BASELINES_MEASURED" and rows[DIAG][6:8] == ["7.5", "5.2"], rows[DIAG]
     assert "CORRECT: 1" in out.stderr and "compile: 2" in out.stderr, out.stderr
