@@ -74,6 +74,22 @@ class OracleCase(unittest.TestCase):
         req, fds = run_request(key, tensors, precision)
         return self.ok(self.oracle.request(req, fds))
 
+    def assert_elementwise(self, x, y):
+        """y holds ELEMENTWISE's output for x: tanh(x) * 0.5 + x / 3, in float32."""
+        xv = x.read().double()
+        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
+                                   rtol=1e-6, atol=1e-6)
+
+    def compile_until(self, key, state, timeout=60.0):
+        """Asks `compile` until the key is no longer compiling; asserts it ended in `state`."""
+        deadline = time.monotonic() + timeout
+        reply = self.ok(self.oracle.request({"op": "compile", "key": key}))
+        while reply["state"] == "compiling" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            reply = self.ok(self.oracle.request({"op": "compile", "key": key}))
+        self.assertEqual(reply["state"], state, reply["error"])
+        return reply
+
     def still_serving(self):
         reply = self.ok(self.oracle.request({"op": "hello"}))
         self.assertEqual(reply["torch"], torch.__version__)
@@ -302,9 +318,7 @@ class OracleTest(OracleCase):
         x = self.host("x", self.randn(3, 8))
         y = self.empty("y", [3, 8])
         self.run_ok("slow|s", [x, y])
-        xv = x.read().double()
-        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
-                                   rtol=1e-6, atol=1e-6)
+        self.assert_elementwise(x, y)
 
     def test_bench_model_is_its_own_instance(self):
         """The eager bench runs a second instance of the module, in the sets' float32, after the
@@ -370,14 +384,6 @@ class GatedCompileTest(OracleCase):
         with open(os.path.join(self.gates.name, gate_name(key)), "w", encoding="utf-8"):
             pass
 
-    def compile_until(self, key, state):
-        deadline = time.monotonic() + 60
-        reply = self.ok(self.oracle.request({"op": "compile", "key": key}))
-        while reply["state"] == "compiling" and time.monotonic() < deadline:
-            time.sleep(0.05)
-            reply = self.ok(self.oracle.request({"op": "compile", "key": key}))
-        self.assertEqual(reply["state"], state, reply["error"])
-
     def bench_open(self, key, mode, x, y):
         sets = [[x.spec(0), y.spec(1)]]
         return self.oracle.request({"op": "bench_open", "key": key, "mode": mode,
@@ -422,9 +428,7 @@ class GatedCompileTest(OracleCase):
         self.ok(self.bench_open("b|s", "compile", x, y))
         self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
         self.ok(self.oracle.request({"op": "bench_close"}))
-        xv = x.read().double()
-        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
-                                   rtol=1e-6, atol=1e-6)
+        self.assert_elementwise(x, y)
         self.assertEqual(self.oracle.memfd_maps(), [])
 
     def test_failed_compile_is_a_state_not_a_crash(self):
@@ -483,15 +487,6 @@ class PooledCompileTest(OracleCase):
     def state(self, key):
         return self.ok(self.oracle.request({"op": "compile", "key": key}))
 
-    def compile_until(self, key, state, timeout=60):
-        deadline = time.monotonic() + timeout
-        reply = self.state(key)
-        while reply["state"] == "compiling" and time.monotonic() < deadline:
-            time.sleep(0.05)
-            reply = self.state(key)
-        self.assertEqual(reply["state"], state, reply["error"])
-        return reply
-
     def compiler_pid(self, key, timeout=60):
         deadline = time.monotonic() + timeout
         while not os.path.exists(self.gate(key, ".pid")):
@@ -517,9 +512,7 @@ class PooledCompileTest(OracleCase):
                   "timing needs CUDA")
         self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
         self.ok(self.oracle.request({"op": "bench_close"}))
-        xv = x.read().double()
-        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
-                                   rtol=1e-6, atol=1e-6)
+        self.assert_elementwise(x, y)
         self.assertEqual(self.oracle.memfd_maps(), [])
 
     def test_a_compile_holding_its_gil_does_not_hold_the_oracle(self):
@@ -655,20 +648,13 @@ class CompileOracleRoleTest(OracleCase):
                                       [x.fd, y.fd]), "builds no module")
         with open(os.path.join(self.gates.name, gate_name("slow|s")), "w", encoding="utf-8"):
             pass
-        deadline = time.monotonic() + 60
-        reply = self.ok(self.oracle.request({"op": "compile", "key": "slow|s"}))
-        while reply["state"] == "compiling" and time.monotonic() < deadline:
-            time.sleep(0.05)
-            reply = self.ok(self.oracle.request({"op": "compile", "key": "slow|s"}))
-        self.assertEqual(reply["state"], "ready", reply["error"])
+        self.compile_until("slow|s", "ready")
         self.ok(self.oracle.request({"op": "bench_open", "key": "slow|s", "mode": "compile",
                                      "memory": "host", "sets": [[x.spec(0), y.spec(1)]]},
                                     [x.fd, y.fd]))
         self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
         self.ok(self.oracle.request({"op": "bench_close"}))
-        xv = x.read().double()
-        torch.testing.assert_close(y.read(), (torch.tanh(xv) * 0.5 + xv / 3).float(),
-                                   rtol=1e-6, atol=1e-6)
+        self.assert_elementwise(x, y)
 
     def test_a_binding_the_module_refuses_fails_the_compile(self):
         """The module is checked where it is built: a parameter the module does not have makes
@@ -676,12 +662,7 @@ class CompileOracleRoleTest(OracleCase):
         bad = load_request("bad|s", ELEMENTWISE, {"batch_size": 2, "dim": 8}, ["x"], ["y"],
                            parameters=[("weight", "w")], name="test/bad")
         self.ok(self.oracle.request(bad))
-        deadline = time.monotonic() + 60
-        reply = self.ok(self.oracle.request({"op": "compile", "key": "bad|s"}))
-        while reply["state"] == "compiling" and time.monotonic() < deadline:
-            time.sleep(0.05)
-            reply = self.ok(self.oracle.request({"op": "compile", "key": "bad|s"}))
-        self.assertEqual(reply["state"], "failed")
+        reply = self.compile_until("bad|s", "failed")
         self.assertIn("not in the module ['weight']", reply["error"])
         self.still_serving()
 
