@@ -552,7 +552,7 @@ class PooledCompileTest(OracleCase):
         self.load("c|s", name="test/held")
         self.touch("c|s")
         self.assertEqual(self.state("c|s")["state"], "compiling")
-        time.sleep(3.0)  # a second child starts in ~2 s; c|s's gate is open
+        time.sleep(3.0)  # allowed, the idle second child would start and compile c|s in ~2 s
         self.assertFalse(os.path.exists(self.gate("c|s", ".pid")), "c|s started: not drained")
         self.touch("a|s")
         self.compile_until("a|s", "ready")
