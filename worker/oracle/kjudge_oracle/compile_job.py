@@ -45,6 +45,14 @@ _COMPILING: Set["CompileJob"] = set()  # every job of this process whose thread 
 _ONE_AT_A_TIME = threading.Lock()
 
 
+def no_compile_reason(where: str) -> Optional[str]:
+    """Why this torch cannot compile at all (None when it can)."""
+    if hasattr(torch, "compile"):
+        return None
+    return (f"{where}: torch {torch.__version__} has no torch.compile (it needs torch >= 2.0); "
+            "only the eager baseline is available")
+
+
 def inputs_on(problem: Any, device: torch.device) -> List[object]:
     """get_inputs() drawn on `device` itself where torch can (>= 2.0: a device context), so a
     bench shape's gigabytes are not drawn on the CPU and copied; the same shapes and dtypes, so
@@ -91,10 +99,10 @@ class CompileJob:
         self.error = ""
         self.module: Optional[torch.nn.Module] = None
         self.compiled: Optional[torch.nn.Module] = None
-        if not hasattr(torch, "compile"):
+        reason = no_compile_reason(self.where)
+        if reason is not None:
             self.state = "failed"
-            self.error = (f"{self.where}: torch {torch.__version__} has no torch.compile (it needs "
-                          "torch >= 2.0); only the eager baseline is available")
+            self.error = reason
             return
         self._problem = entry.problem
         with _LOCK:

@@ -119,8 +119,7 @@ class _Child:
         self.pool = pool
         self.index = index
         self.queue: Deque[PooledCompile] = deque()  # guarded by pool.cond
-        self.busy = False  # a compile in progress; guarded by pool.cond
-        self.current: Optional[PooledCompile] = None
+        self.current: Optional[PooledCompile] = None  # the compile in progress; pool.cond
         self.generation = 0  # bumped at each (re)start of the process
         self.proc: Optional[subprocess.Popen] = None
         self.sock: Optional[socket.socket] = None
@@ -129,8 +128,9 @@ class _Child:
                                        daemon=True)
         self.thread.start()
 
-    def load(self) -> int:
-        return len(self.queue) + (1 if self.busy else 0)
+    def work(self) -> int:
+        """Compiles queued or in progress (guarded by pool.cond)."""
+        return len(self.queue) + (1 if self.current is not None else 0)
 
     # ---- the feeding thread ----
     def _feed(self) -> None:
@@ -258,17 +258,21 @@ class CompilePool:
             return job
 
     def _least_loaded(self) -> _Child:
-        idle = [c for c in self.children if c.load() == 0]
+        idle = [c for c in self.children if c.work() == 0]
         if idle:
             return idle[0]
         if len(self.children) < self.size:
             self.children.append(_Child(self, len(self.children)))
             return self.children[-1]
-        return min(self.children, key=_Child.load)
+        return min(self.children, key=_Child.work)
 
     def compiling_now(self) -> List[str]:
         with self.cond:
-            return sorted(c.current.where for c in self.children if c.busy and c.current)
+            return self._in_progress()
+
+    def _in_progress(self) -> List[str]:
+        """`where` of each compile in progress (caller holds cond)."""
+        return sorted(c.current.where for c in self.children if c.current is not None)
 
     # ---- the feeding threads' side ----
     def next_compile(self, child: _Child) -> Optional[PooledCompile]:
@@ -281,16 +285,14 @@ class CompilePool:
                 wait = self.window_until - time.monotonic()
                 if (child.queue and self.session is None and not self.timing_wanted and
                         wait <= 0):
-                    child.busy = True
                     child.current = child.queue.popleft()
                     return child.current
                 self.cond.wait(timeout=wait if wait > 0 else None)
 
     def compile_done(self, child: _Child) -> None:
         with self.cond:
-            child.busy = False
             child.current = None
-            if self.timing_wanted and not any(c.busy for c in self.children):
+            if self.timing_wanted and not self._in_progress():
                 self.timing_wanted = False  # drained: the window for the wanted timing
                 self.window_until = time.monotonic() + self.hold_s
             self.cond.notify_all()
@@ -298,7 +300,7 @@ class CompilePool:
     # ---- timing ----
     def open_bench(self, job: PooledCompile, packet: protocol.Packet) -> Dict[str, Any]:
         with self.cond:
-            busy = sorted(c.current.where for c in self.children if c.busy and c.current)
+            busy = self._in_progress()
             if busy:
                 self.timing_wanted = True
                 raise OracleError(f"{job.where}: torch.compile is still compiling in this "

@@ -30,7 +30,7 @@ import torch
 
 from . import cuda_driver, protocol
 from .bench import BenchSession, L2Flusher
-from .compile_job import CompileJob, compiling_now, float_dtype
+from .compile_job import CompileJob, compiling_now, float_dtype, no_compile_reason
 from .compile_pool import CompilePool, is_compile_child, is_compile_oracle, pool_size
 from .errors import OracleError
 from .execute import PRECISIONS, by_name, check_memory, device_for, run_reference, with_mapping
@@ -109,6 +109,8 @@ class Server:
             if packet.error:
                 raise OracleError(packet.error)
             handler = self.handlers.get(op) if isinstance(op, str) else None
+            if self.remote_bench and op in BENCH_RUNS:
+                handler = self._forward  # the open session is a compile child's
             if handler is None:
                 raise OracleError(f"unknown op {op!r}; expected one of {sorted(self.handlers)}")
             reply = handler(packet.request, packet.fds)
@@ -177,10 +179,9 @@ class Server:
                               "runs the module and times eager")
 
     def _pooled_compile(self, entry: Entry) -> Reply:
-        if not hasattr(torch, "compile"):
-            return {"ok": True, "state": "failed",
-                    "error": f"{entry.where}: torch {torch.__version__} has no torch.compile (it "
-                             "needs torch >= 2.0); only the eager baseline is available"}
+        reason = no_compile_reason(entry.where)
+        if reason is not None:
+            return {"ok": True, "state": "failed", "error": reason}
         job = entry.compile_job
         if job is None or job.lost:
             if self.pool is None:
@@ -210,10 +211,13 @@ class Server:
             set_specs.append(specs)
         job = entry.compile_job
         if mode == "compile":
-            state = job.state if job is not None else "not started"
-            if job is not None and getattr(job, "lost", False):
+            if job is None:
+                state = "not started"
+            elif getattr(job, "lost", False):  # a PooledCompile (CompileJob is never lost)
                 state = "lost (its compile child died or evicted it)"
-            if job is None or job.state != "ready" or state != job.state:
+            else:
+                state = job.state
+            if state != "ready":
                 raise OracleError(f"{where}: torch.compile is {state}: send `compile` until it "
                                   "says ready")
             if str(job.device) != str(device):
@@ -263,10 +267,8 @@ class Server:
         self.remote_bench = bool(reply.get("ok"))
         return reply
 
-    def _forward(self, req: Dict[str, Any]) -> Optional[Reply]:
-        """The child's reply when the open session is a child's, else None."""
-        if not self.remote_bench:
-            return None
+    def _forward(self, req: Dict[str, Any], fds: List[int]) -> Reply:
+        """A bench run of the open session, answered by the compile child that holds it."""
         assert self.pool is not None
         try:
             return self.pool.forward(protocol.Packet(request=req))
@@ -280,23 +282,14 @@ class Server:
         return self.bench
 
     def warmup(self, req: Dict[str, Any], fds: List[int]) -> Reply:
-        forwarded = self._forward(req)
-        if forwarded is not None:
-            return forwarded
         self._session("warmup").warmup(req)
         return {"ok": True}
 
     def sample(self, req: Dict[str, Any], fds: List[int]) -> Reply:
-        forwarded = self._forward(req)
-        if forwarded is not None:
-            return forwarded
         elapsed_us, busy = self._session("sample").sample(req, self.flusher)
         return {"ok": True, "elapsed_us": elapsed_us, "busy_after_stop": busy}
 
     def write_outputs(self, req: Dict[str, Any], fds: List[int]) -> Reply:
-        forwarded = self._forward(req)
-        if forwarded is not None:
-            return forwarded
         self._session("write_outputs").write_outputs(req)
         return {"ok": True}
 
