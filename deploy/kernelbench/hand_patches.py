@@ -11,7 +11,9 @@ module state cannot be judged (no CUDA kernel can reproduce PyTorch's random dra
 randomness or the state becomes an input tensor that get_inputs draws and the kernel receives;
 (2) a problem whose draw makes float32 itself meaningless at the bench shape (measured on a GPU
 by check_problems.py: float32 PyTorch far outside any tolerance of the float64 oracle) gets a draw
-in the regime the model is meant for. The computation itself is KernelBench's. Nothing else is
+in the regime the model is meant for; (3) a problem whose bench shape makes float32 meaningless
+for every input (training-mode statistics over too few values) gets the smallest batch size at
+which float32 agrees with float64. The computation itself is KernelBench's. Nothing else is
 changed by hand.
 """
 from __future__ import annotations
@@ -78,6 +80,17 @@ HAND_PATCHES: Dict[str, List[HandPatch]] = {
             why="h0 and c0 are inputs (normal(0, 1), as forward would draw them): forward drew "
                 "them with torch.randn on every call when not given, so the output followed "
                 "PyTorch's random stream, which no kernel can reproduce"),
+    ],
+    "level3/24_EfficientNetB2": [
+        HandPatch(
+            old="batch_size = 2\n",
+            new="batch_size = 16  # kjudge: was 2\n",
+            why="the batch size is 16 instead of 2 (rule 3): every MBConv block ends in "
+                "training-mode BatchNorm after a global 1 x 1 pool, i.e. statistics over "
+                "batch_size values per channel; over 2 values float32 PyTorch misses the float64 "
+                "oracle by 5-19 x a tolerance of 5e-2 whatever the input (a CPU, 2026-11-27), "
+                "so no float32 kernel could be judged; at 16 its worst element is 0.10-0.16 x "
+                "that tolerance (relative L2 error 4e-3)"),
     ],
     "level3/48_Mamba2ReturnY": [MAMBA2_DECAY],
     "level3/49_Mamba2ReturnFinalState": [MAMBA2_DECAY],

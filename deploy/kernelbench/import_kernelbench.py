@@ -119,6 +119,16 @@ BENCH_TOLERANCE = {
               "1e-3 (relative L2 errors 2.5e-6 to 3.2e-6; H200, 2026-11-27), so the judge dropped "
               "both baselines and would fail an honest float32 kernel"),
 }
+# Test-shape batch sizes for a problem whose statistics need more values than BATCH_VALUES give
+# (training-mode BatchNorm after a global 1 x 1 pool normalises over the batch alone), one per
+# test shape. (problem, batch sizes, why) -- the why goes into the notes.
+TEST_BATCHES = {
+    "level3/24_EfficientNetB2": (
+        [8, 10, 12], "test shapes at batch 8, 10 and 12: over 1-3 values per channel (its "
+                     "BatchNorms after a global pool) float32 PyTorch misses float64 by 5-19 x "
+                     "the tolerance; from 8 on its worst element is within 0.13-0.22 x (a CPU, "
+                     "2026-11-27)"),
+}
 # fit_flops gives up after this many products of sizes (then: the bench count as a constant).
 FIT_FLOPS_TRIES = 1_000_000
 # Level 3's f32 errors can be heavy-tailed across draws (level3/48 Mamba2: exp of cumulative
@@ -635,15 +645,17 @@ def module_int_globals(source: str, namespace: Dict[str, Any]) -> Tuple[List[str
     return ints, read
 
 
-def candidate_shapes(ints: List[str], values: Dict[str, int], varied: List[str]) -> List[List[Dict[str, int]]]:
-    """For each of three test shapes, a ladder of override sets to try in order."""
+def candidate_shapes(ints: List[str], values: Dict[str, int], varied: List[str],
+                     batches: List[int] = BATCH_VALUES) -> List[List[Dict[str, int]]]:
+    """For each of three test shapes, a ladder of override sets to try in order; `batches`: the
+    batch size of each (BATCH_VALUES unless TEST_BATCHES names the problem)."""
     ladders = []
     for s in range(3):
         base: Dict[str, int] = {}
         pos = 0
         for g in varied:
             if BATCH_NAME.match(g):
-                base[g] = min(BATCH_VALUES[s], values[g])
+                base[g] = min(batches[s], values[g])
             else:
                 base[g] = min(SHAPE_VALUES[s][pos % len(SHAPE_VALUES[s])], values[g])
                 pos += 1
@@ -714,7 +726,11 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
         dtype, init = bench.state_inits[t.name]
         infos[t.name] = TensorInfo(t.name, dtype, t.dims, "in", init)
 
-    ladders = candidate_shapes(ints, values, varied)
+    test_batches = TEST_BATCHES.get(f"level{level}/{stem}")
+    ladders = candidate_shapes(ints, values, varied,
+                               test_batches[0] if test_batches else BATCH_VALUES)
+    if test_batches:
+        result.notes.append(test_batches[1])
     tests: List[ShapeRun] = []
     state = {"tol": TOL_LADDER[0] if level < 3 else TOL_LADDER[1], "input_inits": None,
              "reasons": []}

@@ -237,9 +237,29 @@ def check_fit_flops():
            f"fit_flops gives up within its bound on 300 derived sizes: {expr!r}, {note[-80:]!r}")
 
 
+def check_test_batches():
+    """candidate_shapes takes each test shape's batch size from TEST_BATCHES where a problem
+    needs more values per channel than BATCH_VALUES give (level3/24: BatchNorm over the batch
+    alone), never above the bench batch, and keeps BATCH_VALUES elsewhere."""
+    sys.path.insert(0, str(IMPORTER.parent))
+    import import_kernelbench as imp  # noqa: E402 pylint: disable=import-outside-toplevel
+    values = {"batch_size": 16, "n": 100}
+    default = imp.candidate_shapes(["batch_size", "n"], values, ["batch_size", "n"])
+    expect([ladder[0]["batch_size"] for ladder in default] == imp.BATCH_VALUES,
+           f"test shapes use BATCH_VALUES by default: {[lad[0] for lad in default]}")
+    batches, why = imp.TEST_BATCHES["level3/24_EfficientNetB2"]
+    chosen = imp.candidate_shapes(["batch_size", "n"], values, ["batch_size", "n"], batches)
+    expect(all(rung["batch_size"] == b for ladder, b in zip(chosen, batches) for rung in ladder)
+           and why, f"every rung of a test shape keeps the problem's batch: {chosen[0][:2]}")
+    small = imp.candidate_shapes(["batch_size"], {"batch_size": 9}, ["batch_size"], batches)
+    expect([ladder[0]["batch_size"] for ladder in small] == [8, 9, 9],
+           f"a test batch never exceeds the bench batch: {[lad[0] for lad in small]}")
+
+
 def main():
     check_draw_transforms()
     check_fit_flops()
+    check_test_batches()
     with tempfile.TemporaryDirectory() as tmp:
         check_hand_patches(tmp)
     with tempfile.TemporaryDirectory() as tmp:
