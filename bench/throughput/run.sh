@@ -16,6 +16,8 @@
 # KJUDGE_BIN_DIR=DIR takes the binaries from DIR instead (e.g. an older bundle's bin/, to measure
 # before and after on the same GPU), and KJUDGE_PROBLEMS_DIR=DIR the catalog that goes with them.
 # KJUDGE_WORKER_ARGS="..." adds arguments to every kjudge-worker (e.g. "--compile-ahead off").
+# KJUDGE_GPUS=N uses only devices 0..N-1 (e.g. 1 on a multi-GPU host whose other GPUs are busy,
+# to compare with a one-GPU host).
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [N]" >&2; exit 2; }
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -40,6 +42,11 @@ setsid "$BIN/kjudge-server" --db "$TMP/kjudge.sqlite" --listen "$ADDR" \
 for _ in $(seq 1 100); do "$BIN/kjudge" --server "$ADDR" problems >/dev/null 2>&1 && break; sleep 0.1; done
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)
 ((GPUS > 0)) || { echo "no GPU" >&2; exit 1; }
+if [[ -n "${KJUDGE_GPUS:-}" ]]; then
+  [[ "$KJUDGE_GPUS" =~ ^[1-9][0-9]*$ && $KJUDGE_GPUS -le $GPUS ]] ||
+    { echo "KJUDGE_GPUS=$KJUDGE_GPUS: give a count from 1 to the host's $GPUS GPUs" >&2; exit 2; }
+  GPUS=$KJUDGE_GPUS
+fi
 for g in $(seq 0 $((GPUS - 1))); do
   setsid "$BIN/kjudge-worker" --server "$ADDR" --device "$g" \
     --runner "$BIN/kjudge-runner" --cache-dir "$TMP/cubins" ${KJUDGE_WORKER_ARGS:-} \
@@ -102,7 +109,8 @@ rows = [l.split() for l in open(sys.argv[4]) if l.strip()]
 last = max(int(r[1]) for r in rows) / 1000.0
 wall = last - start
 verdicts = collections.Counter(r[0] for r in rows)
-util = [float(l.split(",")[1]) for l in open(sys.argv[5]) if "," in l]
+util = [float(l.split(",")[1]) for l in open(sys.argv[5])  # the GPUs the workers drive
+        if "," in l and int(l.split(",")[0]) < gpus]
 mean_util = sum(util) / len(util) if util else float("nan")
 per_hour = len(rows) / wall * 3600.0 / gpus
 out = {"submissions": n, "gpus": gpus, "wall_s": round(wall, 2),
