@@ -377,6 +377,9 @@ def main():
         expect(check.returncode == 0, f"check_problems passes: {check.stdout[-1500:]}")
         result = json.loads((Path(tmp) / "check.json").read_text())
         expect(result["passed"] == 8, f"check_problems checked 8: {result['passed']}")
+        expect(result["complete"] is True and len(result["problems"]) == 8 and
+               not (Path(tmp) / "check.json.tmp").exists(),
+               "the JSON, rewritten after every problem, ends complete with all 8")
     print("importer test:", "FAILED" if FAILURES else "ok", f"({len(FAILURES)} failures)")
     return 1 if FAILURES else 0
 

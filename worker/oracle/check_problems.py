@@ -15,7 +15,8 @@ A module problem is a folder whose problem.toml has [reference] module = "...". 
 A problem flagged `# gpu-only-check:` by the importer (its test shapes are too big for a CPU in
 float64, e.g. level3/1_MLP's 16384 x 16384 weights) gets check 1 on the GPU instead (TF32 off,
 so float32 means float32); without a GPU it is reported as "skip", not as passed.
-Prints one line per problem and a summary; --json FILE writes every result. Exit status: 0 when
+Prints one line per problem and a summary; --json FILE writes every result, rewritten after each
+problem ("complete": false until the last one), so a run cut short keeps what it checked. Exit status: 0 when
 every problem passed, 1 when any failed, 2 on bad usage or no module problem under DIR.
 It never needs a GPU (GPU-only problems are then "skip"); on a GPU host run it after the
 importer to check all 250. Exit status 1 needs a failure: a skip is not one.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import tomllib
@@ -247,6 +249,8 @@ def main(argv: Sequence[str]) -> int:
     for p in problems:
         r = check_problem(p, args.dir, use_gpu)
         results.append(r)
+        if args.json:
+            write_json(args.json, results, use_gpu, complete=len(results) == len(problems))
         gpu = " ".join(f"{k}:{'ok' if v['ok'] else 'FAIL'}" +
                        (f"({v['peak_gb']} GB)" if "peak_gb" in v else f"({v.get('worst', '-')})")
                        for k, v in r.get("gpu", {}).items())
@@ -260,11 +264,18 @@ def main(argv: Sequence[str]) -> int:
     print(f"\n{passed} passed, {len(failed)} failed, {len(skipped)} skipped (GPU-only checks, "
           f"no GPU) of {len(results)} module problems "
           f"({'with' if use_gpu else 'without'} the GPU bench check)")
-    if args.json:
-        args.json.write_text(json.dumps({"passed": passed, "failed": len(failed),
-                                         "skipped": len(skipped), "gpu": use_gpu,
-                                         "problems": results}, indent=1))
     return 1 if failed else 0
+
+
+def write_json(path: Path, results: List[dict], use_gpu: bool, complete: bool) -> None:
+    """The results so far, replacing `path` atomically (a reader never sees half a file)."""
+    skipped = sum(1 for r in results if "skip" in r)
+    failed = sum(1 for r in results if not r["ok"] and "skip" not in r)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"complete": complete, "passed": len(results) - failed - skipped,
+                               "failed": failed, "skipped": skipped, "gpu": use_gpu,
+                               "problems": results}, indent=1))
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":
