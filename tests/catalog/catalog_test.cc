@@ -62,11 +62,13 @@ void CheckProblem(const std::filesystem::path& root, const std::string& name) {
   EXPECT_FALSE(spec.bench_shapes.empty());
   EXPECT_GT(spec.tolerance.rel_l2, 0.0) << "a tolerance must be chosen on purpose";
   // Imported problems (problems/kernelbench, generated and git-ignored, so absent in CI) get
-  // the importer's tolerance: the tightest of 1e-4, 1e-3, 1e-2 that float32 PyTorch meets
-  // with a factor 2 of margin; and an example only where we wrote one (examples/).
+  // the importer's tolerance: the tightest of its TOL_LADDER (1e-4 ... 5e-2) that float32
+  // PyTorch meets with a factor 2 of margin (5e-2 only for deep models with training-mode
+  // BatchNorm: level3/10, 24); and an example only where we wrote one (examples/).
   const bool imported = name.rfind("kernelbench/", 0) == 0;
-  EXPECT_LE(spec.tolerance.rel_l2, imported ? 1e-2 : 1e-4)
-      << "fp32 problems use at most the 1e-4 L2-relative bound (imported ones: 1e-2)";
+  EXPECT_LE(spec.tolerance.rel_l2, imported ? 5e-2 : 1e-4)
+      << "fp32 problems use at most the 1e-4 L2-relative bound (imported ones: 5e-2, the "
+         "importer's TOL_LADDER)";
 
   if (spec.module.has_value()) {
     EXPECT_NE(files->reference_module.find("class Model"), std::string::npos)
