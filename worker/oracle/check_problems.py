@@ -255,7 +255,7 @@ def main(argv: Sequence[str]) -> int:
                        (f"({v['peak_gb']} GB)" if "peak_gb" in v else f"({v.get('worst', '-')})")
                        for k, v in r.get("gpu", {}).items())
         verdict = "skip" if "skip" in r else "ok" if r["ok"] else "FAIL"
-        print(f"{r['problem'][:70]:70} {verdict:6} {r['shapes']:6d} "
+        print(f"{r['problem']:70} {verdict:6} {r['shapes']:6d} "  # whole name: grep-able
               f"{r['worst']:7.3f} {r['seconds']:6.1f}  {r.get('error', r.get('skip', gpu))}",
               flush=True)
     skipped = [r for r in results if "skip" in r]
