@@ -727,11 +727,10 @@ def build_spec(source: str, filename: str, level: int, stem: str, result: Import
         dtype, init = bench.state_inits[t.name]
         infos[t.name] = TensorInfo(t.name, dtype, t.dims, "in", init)
 
-    test_batches = TEST_BATCHES.get(f"level{level}/{stem}")
-    ladders = candidate_shapes(ints, values, varied,
-                               test_batches[0] if test_batches else BATCH_VALUES)
-    if test_batches:
-        result.notes.append(test_batches[1])
+    batches, why = TEST_BATCHES.get(f"level{level}/{stem}", (BATCH_VALUES, ""))
+    ladders = candidate_shapes(ints, values, varied, batches)
+    if why:
+        result.notes.append(why)
     tests: List[ShapeRun] = []
     state = {"tol": TOL_LADDER[0] if level < 3 else TOL_LADDER[1], "input_inits": None,
              "reasons": []}

@@ -258,22 +258,24 @@ def main(argv: Sequence[str]) -> int:
         print(f"{r['problem']:70} {verdict:6} {r['shapes']:6d} "  # whole name: grep-able
               f"{r['worst']:7.3f} {r['seconds']:6.1f}  {r.get('error', r.get('skip', gpu))}",
               flush=True)
-    skipped = [r for r in results if "skip" in r]
-    failed = [r for r in results if not r["ok"] and "skip" not in r]
-    passed = len(results) - len(failed) - len(skipped)
-    print(f"\n{passed} passed, {len(failed)} failed, {len(skipped)} skipped (GPU-only checks, "
-          f"no GPU) of {len(results)} module problems "
+    counts = tally(results)
+    print(f"\n{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped "
+          f"(GPU-only checks, no GPU) of {len(results)} module problems "
           f"({'with' if use_gpu else 'without'} the GPU bench check)")
-    return 1 if failed else 0
+    return 1 if counts["failed"] else 0
+
+
+def tally(results: List[dict]) -> Dict[str, int]:
+    """passed / failed / skipped (a skip is not a failure) of `results`."""
+    skipped = sum(1 for r in results if "skip" in r)
+    failed = sum(1 for r in results if not r["ok"] and "skip" not in r)
+    return {"passed": len(results) - failed - skipped, "failed": failed, "skipped": skipped}
 
 
 def write_json(path: Path, results: List[dict], use_gpu: bool, complete: bool) -> None:
     """The results so far, replacing `path` atomically (a reader never sees half a file)."""
-    skipped = sum(1 for r in results if "skip" in r)
-    failed = sum(1 for r in results if not r["ok"] and "skip" not in r)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"complete": complete, "passed": len(results) - failed - skipped,
-                               "failed": failed, "skipped": skipped, "gpu": use_gpu,
+    tmp.write_text(json.dumps({"complete": complete, **tally(results), "gpu": use_gpu,
                                "problems": results}, indent=1))
     os.replace(tmp, path)
 
