@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,11 +58,39 @@ class RetryPolicy:
 NO_RETRY = RetryPolicy(attempts=1)
 
 
-@dataclass(frozen=True)
+# A key as `kjudge-server keys create` prints it: "kj_<8 hex id>_<secret>". The id is not secret
+# (the server names it in PERMISSION_DENIED messages); what follows it is.
+_KEY_ID = re.compile(r"kj_[0-9a-f]{8}_")
+
+
+def redact_key(api_key: str) -> str:
+    """An API key as it may be shown (repr, logs, messages): its public id and "***", or "***"
+    alone when it does not look like a kjudge key; "" stays "" (no key)."""
+    if not api_key:
+        return ""
+    match = _KEY_ID.match(api_key)
+    return f"{match.group(0)}***" if match else "***"
+
+
+def check_api_key(api_key: str) -> None:
+    """Refuses a key gRPC could not send as a header (a space, newline or non-ASCII character,
+    e.g. a key read from a file with its newline): gRPC would refuse it later with a message and
+    a log line that both quote the whole key. The message gives the offset, never the key."""
+    for offset, char in enumerate(api_key):
+        if not "!" <= char <= "~":
+            raise errors.InvalidArgument(
+                f"api_key: a space, control or non-ASCII character at offset {offset}; keys are printable "
+                "ASCII as `kjudge-server keys create` prints them (strip the newline of a key read from a file)",
+                field="api_key")
+
+
+@dataclass(frozen=True, repr=False)
 class Settings:
     """Where and how to connect; the defaults follow the `kjudge` CLI (KJUDGE_SERVER,
     KJUDGE_API_KEY). tls_ca: a PEM file to trust (TLS on); tls=True alone: TLS with the system's
-    roots. timeout: seconds for the short calls (not for evaluate or watches, which wait)."""
+    roots. timeout: seconds for the short calls (not for evaluate or watches, which wait).
+
+    Its repr shows the key redacted (redact_key): settings end up in logs and tracebacks."""
 
     server: str
     api_key: str
@@ -79,6 +108,8 @@ class Settings:
         retry: Optional[RetryPolicy],
         timeout: Optional[float],
     ) -> "Settings":
+        key = api_key if api_key is not None else os.environ.get("KJUDGE_API_KEY", "")
+        check_api_key(key)
         credentials = None
         if tls_ca is not None:
             path = Path(tls_ca)
@@ -92,11 +123,17 @@ class Settings:
             credentials = grpc.ssl_channel_credentials()
         return cls(
             server=server or os.environ.get("KJUDGE_SERVER") or DEFAULT_SERVER,
-            api_key=api_key if api_key is not None else os.environ.get("KJUDGE_API_KEY", ""),
+            api_key=key,
             credentials=credentials,
             retry=retry if retry is not None else RetryPolicy(),
             timeout=timeout,
         )
+
+    def __repr__(self) -> str:
+        return (f"Settings(server={self.server!r}, api_key={redact_key(self.api_key)!r}, "
+                f"credentials={self.credentials!r}, retry={self.retry!r}, timeout={self.timeout!r})")
+
+    __str__ = __repr__
 
     def metadata(self) -> Tuple[Tuple[str, str], ...]:
         """Per-call metadata: the API key as the server expects it."""

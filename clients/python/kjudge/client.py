@@ -58,6 +58,10 @@ class Client:
     def server(self) -> str:
         return self._settings.server
 
+    def __repr__(self) -> str:
+        # The key redacted: a client ends up in logs and tracebacks.
+        return f"Client(server={self._settings.server!r}, api_key={_core.redact_key(self._settings.api_key)!r})"
+
     def close(self) -> None:
         """Closes the channel; calls in flight end with an error."""
         self._channel.close()

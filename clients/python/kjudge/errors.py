@@ -135,6 +135,22 @@ _CLASSES = {
     grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceeded,
 }
 
+# The most of a server's (or gRPC's) message an exception keeps: a reply is not trusted to be
+# short, and a message is printed whole by tracebacks and logs.
+MAX_MESSAGE_CHARS = 2000
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def cap_message(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """A server message fit to show: control characters other than tab and newline as '?' (no
+    terminal escapes), and at most `limit` characters, then "... [N bytes cut]" (N: UTF-8 bytes)."""
+    message = _CONTROL.sub("?", message)
+    if len(message) <= limit:
+        return message
+    cut = len(message[limit:].encode("utf-8", errors="replace"))
+    return f"{message[:limit]}... [{cut} bytes cut]"
+
+
 # grpc.StatusCode by its number (SubmitBatchItem.error_code carries the number).
 _CODES_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
@@ -179,6 +195,7 @@ def from_status(
 ) -> KjudgeError:
     """The exception for a status code and message (trailing metadata gives retry_after)."""
     cls = _CLASSES.get(code, ServerError)
+    message = cap_message(message)
     return cls(message, code=code, field=_field_of(code, message), retry_after=_retry_after(trailing), job_id=job_id)
 
 
