@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve TLS (with --tls-key)");
   app.add_option("--tls-key", options.tls_key, "PEM private key");
+  app.add_option("--first-bytes-timeout-ms", options.first_bytes_timeout_ms,
+                 "plaintext: close a new connection that has sent nothing by then (frees its descriptor)")
+      ->capture_default_str()->check(CLI::Range(100, 600000));
+  app.add_option("--max-pending-per-address", options.max_pending_per_address,
+                 "plaintext: connections one peer address may hold open before sending anything")
+      ->capture_default_str()->check(CLI::Range(1, 1000000));
   app.add_option("--handshake-timeout-s", options.handshake_timeout_s,
                  "TLS: close a connection that has not completed TLS and HTTP/2 setup by then")
       ->capture_default_str()->check(CLI::Range(1, 600));

@@ -196,7 +196,10 @@ int Serve(const ServeOptions& options) {
     }
     return 2;
   }
-  if (listener != nullptr) listener->Start(server.get(), descriptor_limit);
+  if (listener != nullptr) {
+    listener->Start(server.get(), TcpListener::Limits{descriptor_limit, options.first_bytes_timeout_ms,
+                                                      options.max_pending_per_address});
+  }
   absl::StatusOr<JobStore::Counts> counts = jobs.CountByState();
   spdlog::info("kjudge-server listening on {} (db {}, {} problems, {} queued, {} running; auth {}, tls {}{})",
                options.listen, options.db_path, (*catalog)->size(), counts.ok() ? counts->queued : -1,

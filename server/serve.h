@@ -25,6 +25,8 @@ struct ServeOptions {
   std::string tls_key;
   // Transport limits (docs: README "Limits"). Seconds unless named otherwise; 0 = no limit
   // where noted.
+  int first_bytes_timeout_ms = 2000;     // plaintext: a new connection silent this long is closed
+  int max_pending_per_address = 64;      // plaintext: connections one address may hold before speaking
   int handshake_timeout_s = 10;          // TLS listener: connection closed without HTTP/2 SETTINGS by then
   int max_connection_idle_s = 30;        // a connection with no call for this long is closed
   int max_connection_age_s = 3600;       // then GOAWAY: clients reconnect for new calls (0: no limit)

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -148,11 +149,12 @@ TcpListener::~TcpListener() {
   if (wake_fd_ >= 0) close(wake_fd_);
 }
 
-void TcpListener::Start(grpc::Server* server, int64_t descriptor_limit) {
+void TcpListener::Start(grpc::Server* server, const Limits& limits) {
   server_ = server;
+  limits_ = limits;
   // Keep 1/16 of the descriptors (at least 32) for everything that is not a new connection.
-  const int64_t reserve = std::max<int64_t>(32, descriptor_limit / 16);
-  shed_from_ = static_cast<int>(std::min<int64_t>(descriptor_limit - reserve, 1 << 30));
+  const int64_t reserve = std::max<int64_t>(32, limits.descriptor_limit / 16);
+  shed_from_ = static_cast<int>(std::min<int64_t>(limits.descriptor_limit - reserve, 1 << 30));
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -161,20 +163,28 @@ void TcpListener::Stop() {
   const uint64_t one = 1;
   (void)!write(wake_fd_, &one, sizeof(one));
   thread_.join();
+  while (!pending_.empty()) ClosePending(pending_.begin());
 }
 
 void TcpListener::Loop() {
   std::vector<pollfd> polled;
-  polled.reserve(listen_fds_.size() + 1);
-  for (const int fd : listen_fds_) polled.push_back(pollfd{fd, POLLIN, 0});
-  polled.push_back(pollfd{wake_fd_, POLLIN, 0});
+  const size_t fixed = listen_fds_.size() + 1;  // the listening sockets, then the wake fd
   for (;;) {
-    if (poll(polled.data(), polled.size(), -1) < 0 && errno != EINTR) {
+    polled.clear();
+    for (const int fd : listen_fds_) polled.push_back(pollfd{fd, POLLIN, 0});
+    polled.push_back(pollfd{wake_fd_, POLLIN, 0});
+    for (const Pending& p : pending_) polled.push_back(pollfd{p.fd, POLLIN, 0});
+    // Wake for the oldest pending connection's deadline (the list is in deadline order).
+    const int timeout =
+        pending_.empty() ? -1 : static_cast<int>(std::clamp<int64_t>(pending_.front().deadline_ms - NowMs(), 0, 60000));
+    if (poll(polled.data(), polled.size(), timeout) < 0 && errno != EINTR) {
       spdlog::error("accept loop: poll failed: {}", std::strerror(errno));
     }
-    if (polled.back().revents != 0) return;
+    if (polled[fixed - 1].revents != 0) return;
+    // Pending connections first: handing over or closing them frees room for the new ones.
+    ServicePending(std::vector<pollfd>(polled.begin() + static_cast<std::ptrdiff_t>(fixed), polled.end()), NowMs());
     bool starved = false;
-    for (size_t i = 0; i + 1 < polled.size(); ++i) {
+    for (size_t i = 0; i + 1 < fixed; ++i) {
       if (polled[i].revents != 0) starved |= AcceptAll(polled[i].fd);
     }
     if (starved) {
@@ -185,6 +195,51 @@ void TcpListener::Loop() {
   }
 }
 
+void TcpListener::ServicePending(const std::vector<pollfd>& ready, int64_t now_ms) {
+  // `ready` was built from pending_ in order; connections accepted since are not in it.
+  auto it = pending_.begin();
+  for (const pollfd& p : ready) {
+    while (it != pending_.end() && it->fd != p.fd) ++it;  // one may have been shed meanwhile
+    if (it == pending_.end()) return;
+    const auto current = it++;
+    if (p.revents == 0) {
+      if (current->deadline_ms <= now_ms) {
+        ++silent_closed_;
+        ClosePending(current);
+      }
+      continue;
+    }
+    char byte = 0;
+    const ssize_t peeked = recv(current->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked > 0) {
+      // The first bytes are here (the HTTP/2 preface for a gRPC client): gRPC's from now on.
+      const int fd = current->fd;
+      if (--pending_per_address_[current->address] == 0) pending_per_address_.erase(current->address);
+      pending_.erase(current);
+      grpc::AddInsecureChannelFromFd(server_, fd);
+    } else if (peeked == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+      ClosePending(current);  // hung up before saying anything
+    }
+  }
+}
+
+void TcpListener::ClosePending(std::list<Pending>::iterator it) {
+  close(it->fd);
+  if (--pending_per_address_[it->address] == 0) pending_per_address_.erase(it->address);
+  pending_.erase(it);
+}
+
+bool TcpListener::ShedOldestPending() {
+  if (pending_.empty()) return false;
+  ClosePending(pending_.begin());
+  const int64_t total = shed_.fetch_add(1) + 1;
+  Warn("descriptors are short: closing the oldest connections that have not sent anything yet (" +
+       std::to_string(total) + " connections shed so far, " + std::to_string(silent_closed_) +
+       " closed silent after " + std::to_string(limits_.first_bytes_timeout_ms) + " ms, " +
+       std::to_string(capped_) + " over the per-address cap)");
+  return true;
+}
+
 bool TcpListener::AcceptAll(int listen_fd) {
   for (;;) {
     sockaddr_storage peer{};
@@ -193,37 +248,51 @@ bool TcpListener::AcceptAll(int listen_fd) {
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
-      const int64_t now = NowMs();
-      if (now - last_warning_ms_ >= kWarnEveryMs) {
-        last_warning_ms_ = now;
-        spdlog::warn("accept failed: {}; retrying every {} ms (raise LimitNOFILE / ulimit -n if this persists)",
-                     std::strerror(errno), kRetryAfterEmfileMs);
-      }
+      const int error = errno;
+      // Out of descriptors: a silent connection gives its place to the one waiting in the queue.
+      if ((error == EMFILE || error == ENFILE) && ShedOldestPending()) continue;
+      Warn(std::string("accept failed: ") + std::strerror(error) + "; retrying every " +
+           std::to_string(kRetryAfterEmfileMs) + " ms (raise LimitNOFILE / ulimit -n if this persists)");
       return true;
     }
-    if (fd >= shed_from_) {
-      Shed(fd);
+    if (fd >= shed_from_ && !ShedOldestPending()) {
+      Shed(fd);  // every descriptor is held by connections gRPC serves: the new one goes
       continue;
     }
+    std::string address = peer.ss_family == AF_INET
+                              ? std::string(reinterpret_cast<const char*>(&reinterpret_cast<sockaddr_in&>(peer).sin_addr), 4)
+                              : std::string(reinterpret_cast<const char*>(&reinterpret_cast<sockaddr_in6&>(peer).sin6_addr), 16);
+    int& held = pending_per_address_[address];
+    if (held >= limits_.max_pending_per_address) {
+      close(fd);
+      ++capped_;
+      Warn("connections from " + PeerName(peer) + " closed at accept: that address already has " +
+           std::to_string(held) + " connections that have sent nothing (--max-pending-per-address)");
+      continue;
+    }
+    ++held;
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     // gRPC names such a connection "fd:N" (what ServerContext::peer() returns): log the address
     // it stands for, so a peer in other log lines can be traced back.
     if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("connection fd:{} from {}", fd, PeerName(peer));
-    grpc::AddInsecureChannelFromFd(server_, fd);
+    pending_.push_back(Pending{fd, NowMs() + limits_.first_bytes_timeout_ms, std::move(address)});
   }
 }
 
 void TcpListener::Shed(int fd) {
   close(fd);
   const int64_t total = shed_.fetch_add(1) + 1;
+  Warn("descriptors are short (connection got descriptor " + std::to_string(fd) + ", the reserve starts at " +
+       std::to_string(shed_from_) + ") and every connection has already spoken: closed new connections at once, " +
+       std::to_string(total) + " so far; idle connections close after --max-connection-idle-s");
+}
+
+void TcpListener::Warn(const std::string& message) {
   const int64_t now = NowMs();
-  if (now - last_warning_ms_ >= kWarnEveryMs) {
-    last_warning_ms_ = now;
-    spdlog::warn("descriptors are short (connection got descriptor {}, the reserve starts at {}): closed new "
-                 "connections at once, {} so far; idle connections close after --max-connection-idle-s",
-                 fd, shed_from_, total);
-  }
+  if (now - last_warning_ms_ < kWarnEveryMs) return;
+  last_warning_ms_ = now;
+  spdlog::warn("{}", message);
 }
 
 }  // namespace kjudge::server

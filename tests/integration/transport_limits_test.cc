@@ -4,13 +4,17 @@
 // to 1,024 descriptors do not lock a client out; a watch cut by the connection age limit
 // carries on transparently in the CLI.
 #include <arpa/inet.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "tests/integration/cluster.h"
@@ -56,6 +60,58 @@ bool ClosedByPeerWithin(int fd, seconds limit) {
     if (n <= 0) return true;
   }
   return false;
+}
+
+// A TCP connection from `source` (an address in 127.0.0.0/8, so tests can play a second host)
+// to 127.0.0.1:port that sends nothing; -1 on failure.
+int OpenSilentFrom(const std::string& source, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source.c_str(), &from.sin_addr);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// One grpc.health.v1.Health/Check call on a fresh channel (so a fresh connection) under
+// `deadline`, without wait-for-ready: a refused or cut connection fails the call.
+grpc::Status HealthCheck(const std::string& address, std::chrono::milliseconds deadline) {
+  grpc::ChannelArguments args;
+  args.SetInt("grpc.use_local_subchannel_pool", 1);  // never share a connection with another call here
+  grpc::GenericStub stub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline);
+  grpc::Slice empty;
+  grpc::ByteBuffer request(&empty, 1);
+  grpc::ByteBuffer response;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status status) { done.set_value(status); });
+  return done.get_future().get();
+}
+
+// kjudge-server held to 1,024 descriptors (soft and hard), as in the attack.
+std::unique_ptr<Subprocess> StartLimitedServer(Cluster& cluster, const std::vector<std::string>& extra = {}) {
+  const std::string log = cluster.dir() + "/limited-server.log";
+  std::vector<std::string> argv = {"/usr/bin/prlimit", "--nofile=1024:1024", ServerBin(), "--db",
+                                   cluster.dir() + "/kjudge.sqlite", "--listen", cluster.address(), "--problems",
+                                   SourcePath("problems")};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto server = std::make_unique<Subprocess>(argv, log);
+  for (int i = 0; i < 400 && ReadFileOrEmpty(log).find("listening on") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(ReadFileOrEmpty(log).find("listening on"), std::string::npos) << ReadFileOrEmpty(log);
+  return server;
 }
 
 int PortOf(const Cluster& cluster) { return std::stoi(cluster.address().substr(cluster.address().rfind(':') + 1)); }
@@ -241,6 +297,88 @@ TEST(TransportLimits, IdleConnectionsDoNotLockOutAClientUnderA1024DescriptorLimi
                                      "level1/19_ReLU", "--compile-only"});
   EXPECT_EQ(submitted.exit_code, 0) << submitted.err << ReadFileOrEmpty(log);
   EXPECT_TRUE(server.running()) << ReadFileOrEmpty(log);
+}
+
+// The first attack: 1,500 silent connections against a server with 1,024 descriptors
+// kept every client out for 30 s. Now silent connections wait in the listener, one address
+// holds at most --max-pending-per-address of them, and a client's call gets through at once.
+TEST(TransportLimits, SilentConnectionsFromOneAddressDoNotDelayAClient) {
+  Cluster cluster("silent-one-address");
+  std::unique_ptr<Subprocess> server = StartLimitedServer(cluster);
+  std::vector<int> silent;
+  for (int i = 0; i < 1500; ++i) {
+    const int fd = OpenSilentFrom("127.0.0.2", PortOf(cluster));
+    if (fd >= 0) silent.push_back(fd);
+  }
+  EXPECT_EQ(silent.size(), 1500u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the server accept them all
+  const grpc::Status status = HealthCheck(cluster.address(), std::chrono::milliseconds(2000));
+  EXPECT_TRUE(status.ok()) << status.error_message() << "\n" << ReadFileOrEmpty(cluster.dir() + "/limited-server.log");
+  for (const int fd : silent) close(fd);
+  EXPECT_TRUE(server->running());
+}
+
+// The same flood spread over 30 addresses (50 each, under the per-address cap): descriptors run
+// short, and the oldest silent connections make room for the client's new one.
+TEST(TransportLimits, SilentConnectionsFromManyAddressesGiveWayToAClient) {
+  Cluster cluster("silent-many-addresses");
+  std::unique_ptr<Subprocess> server = StartLimitedServer(cluster, {"--first-bytes-timeout-ms", "30000"});
+  std::vector<int> silent;
+  for (int i = 0; i < 1500; ++i) {
+    const int fd = OpenSilentFrom("127.0.0." + std::to_string(2 + i % 30), PortOf(cluster));
+    if (fd >= 0) silent.push_back(fd);
+  }
+  EXPECT_EQ(silent.size(), 1500u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int call = 0; call < 3; ++call) {
+    const grpc::Status status = HealthCheck(cluster.address(), std::chrono::milliseconds(2000));
+    EXPECT_TRUE(status.ok()) << "call " << call << ": " << status.error_message() << "\n"
+                             << ReadFileOrEmpty(cluster.dir() + "/limited-server.log");
+  }
+  EXPECT_NE(ReadFileOrEmpty(cluster.dir() + "/limited-server.log").find("closing the oldest connections"),
+            std::string::npos);
+  for (const int fd : silent) close(fd);
+  EXPECT_TRUE(server->running());
+}
+
+// The second attack, sped up: 1,000 sockets from 20 addresses re-opened every second
+// (the period is 29 s; bench/transport runs that) while a client calls on fresh
+// connections: at least 95% of the calls succeed.
+TEST(TransportLimits, RotatingSilentConnectionsLetNearlyEveryCallThrough) {
+  Cluster cluster("silent-rotating");
+  std::unique_ptr<Subprocess> server = StartLimitedServer(cluster);
+  std::atomic<bool> stop{false};
+  std::thread attacker([&] {
+    std::vector<int> open;
+    while (!stop.load()) {
+      for (const int fd : open) close(fd);
+      open.clear();
+      for (int i = 0; i < 1000; ++i) {
+        const int fd = OpenSilentFrom("127.0.0." + std::to_string(2 + i % 20), PortOf(cluster));
+        if (fd >= 0) open.push_back(fd);
+      }
+      for (int i = 0; i < 10 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    for (const int fd : open) close(fd);
+  });
+  int calls = 0, ok = 0;
+  std::string last_error;
+  const auto end = steady_clock::now() + seconds(8);
+  while (steady_clock::now() < end) {
+    ++calls;
+    const grpc::Status status = HealthCheck(cluster.address(), std::chrono::milliseconds(2000));
+    if (status.ok()) {
+      ++ok;
+    } else {
+      last_error = status.error_message();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  stop = true;
+  attacker.join();
+  EXPECT_GE(ok * 100, calls * 95) << ok << " of " << calls << " calls succeeded; last error: " << last_error << "\n"
+                                  << ReadFileOrEmpty(cluster.dir() + "/limited-server.log");
+  EXPECT_TRUE(server->running());
 }
 
 }  // namespace
