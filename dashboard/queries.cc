@@ -11,6 +11,8 @@
 namespace kjudge::dashboard {
 namespace {
 
+using server::Sql;
+using server::SqlText;
 using server::Statement;
 
 // The server's visibility rule (job_store.cc): ?1 = 1 for admins, else only jobs of key ?2.
@@ -149,12 +151,12 @@ absl::StatusOr<std::vector<WorkerRow>> Queries::Workers(Lane& lane) {
 absl::Status Queries::FillActivity(Lane& lane, const Viewer& viewer, int64_t now_ms, Overview* overview) {
   std::lock_guard lock(lane.shared.mutex);
   const int64_t hour_start = now_ms - kHourMs, day_start = now_ms - 24 * kHourMs;
-  absl::StatusOr<Statement> minutes = lane.shared.db->Prepare(absl::StrCat(
-      "SELECT (finished_unix_ms - ?3) / ", kMinuteMs, ", COUNT(*) FROM jobs WHERE finished_unix_ms >= ?3 AND state = 3 AND ",
-      kVisible, " GROUP BY 1"));
+  absl::StatusOr<Statement> minutes = lane.shared.db->Prepare(Sql::Join({
+      "SELECT (finished_unix_ms - ?3) / ?4, COUNT(*) FROM jobs WHERE finished_unix_ms >= ?3 AND state = 3 AND ",
+      kVisible, " GROUP BY 1"}));
   if (!minutes.ok()) return minutes.status();
   BindViewer(*minutes, viewer);
-  minutes->Bind(3, hour_start);
+  minutes->Bind(3, hour_start).Bind(4, kMinuteMs);
   overview->per_minute.assign(60, 0);
   absl::Status status = ForEachRow(*minutes, [&](const Statement& s) {
     const int64_t bucket = s.ColumnInt(0);
@@ -166,7 +168,7 @@ absl::Status Queries::FillActivity(Lane& lane, const Viewer& viewer, int64_t now
   // skipping through the index (one seek each); a verdict gets a series when a visible job of
   // it finished in the window, as when the rows were grouped (a finish at or after now_ms has
   // no hour, but still makes its verdict's series).
-  absl::StatusOr<Statement> hours = lane.shared.db->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> hours = lane.shared.db->Prepare(Sql::Join({
       "WITH RECURSIVE v(verdict) AS ("
       "  SELECT MIN(verdict) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 UNION ALL "
       "  SELECT (SELECT MIN(verdict) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 AND verdict > v.verdict) "
@@ -175,7 +177,7 @@ absl::Status Queries::FillActivity(Lane& lane, const Viewer& viewer, int64_t now
       "SELECT v.verdict, h.i, (SELECT COUNT(*) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 "
       "  AND verdict = v.verdict AND finished_unix_ms >= h.lo AND finished_unix_ms < h.lo + ?4 AND ", kVisible, ") "
       "FROM v, h WHERE v.verdict IS NOT NULL AND EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_done_by_verdict "
-      "  WHERE state = 3 AND verdict = v.verdict AND finished_unix_ms >= ?3 AND ", kVisible, ")"));
+      "  WHERE state = 3 AND verdict = v.verdict AND finished_unix_ms >= ?3 AND ", kVisible, ")"}));
   if (!hours.ok()) return hours.status();
   BindViewer(*hours, viewer);
   hours->Bind(3, day_start).Bind(4, kHourMs);
@@ -230,10 +232,10 @@ absl::StatusOr<std::optional<JobDetail>> Queries::GetJob(int64_t id, const Viewe
   if (!samples.ok()) return samples.status();
   detail.samples = std::move(*samples);
   std::lock_guard lock(lane->shared.mutex);
-  absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(
       "SELECT s.body, j.launch_plan, j.filename, j.seed, COALESCE(k.name, j.api_key_id) FROM jobs j "
       "JOIN sources s ON s.sha256 = j.source_sha256 LEFT JOIN api_keys k ON k.id = j.api_key_id "
-      "WHERE j.id = ?3 AND (?1 = 1 OR j.api_key_id = ?2)"));
+      "WHERE j.id = ?3 AND (?1 = 1 OR j.api_key_id = ?2)");
   if (!stmt.ok()) return stmt.status();
   BindViewer(*stmt, viewer);
   stmt->Bind(3, id);
@@ -319,10 +321,10 @@ absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> Queries::RunTags(co
   std::lock_guard lock(lane->shared.mutex);
   // Admins: every job's tags, straight from the job_tags index. Tenants: their newest jobs'.
   absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(viewer.admin ?
-      "SELECT key || '=' || value, COUNT(*) FROM job_tags WHERE key IN ('model', 'run') AND ?1 = 1 AND ?2 = ?2 "
-      "AND ?3 = ?3 GROUP BY key, value ORDER BY 1 LIMIT 500" : absl::StrCat(
+      Sql("SELECT key || '=' || value, COUNT(*) FROM job_tags WHERE key IN ('model', 'run') AND ?1 = 1 AND ?2 = ?2 "
+      "AND ?3 = ?3 GROUP BY key, value ORDER BY 1 LIMIT 500") : Sql::Join({
       "SELECT t.key || '=' || t.value, COUNT(*) FROM (SELECT tags_json FROM jobs WHERE ", kVisible,
-      " ORDER BY id DESC LIMIT ?3) j, json_each(j.tags_json) t WHERE t.key IN ('model', 'run') GROUP BY 1 ORDER BY 1 LIMIT 500"));
+      " ORDER BY id DESC LIMIT ?3) j, json_each(j.tags_json) t WHERE t.key IN ('model', 'run') GROUP BY 1 ORDER BY 1 LIMIT 500"}));
   if (!stmt.ok()) return stmt.status();
   BindViewer(*stmt, viewer);
   stmt->Bind(3, kRunTagsWindow);

@@ -3,12 +3,54 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/log.h"
 
 namespace kjudge::server {
+
+void sql_internal::SqlTextMustBeAStringLiteral() {}
+
+Sql Sql::Join(std::initializer_list<SqlText> pieces) {
+  Sql sql(SqlText(""));
+  for (const SqlText& piece : pieces) sql.Append(piece);
+  return sql;
+}
+
+Sql& Sql::Append(SqlText text) {
+  text_.append(text.view());
+  return *this;
+}
+
+Sql& Sql::AppendParameter(int index) {
+  absl::StrAppend(&text_, "?", index);
+  return *this;
+}
+
+Sql& Sql::AppendInteger(int64_t value) {
+  absl::StrAppend(&text_, value);
+  return *this;
+}
+
 namespace {
 
-absl::Status SqliteError(sqlite3* db, absl::string_view what) {
-  return absl::InternalError(absl::StrCat("sqlite: ", what, ": ", sqlite3_errmsg(db)));
+// Longest prefix of a statement the server log shows with its error.
+constexpr size_t kLoggedSqlMax = 200;
+
+// A Status for SQLite result code `rc`, worded from the code alone (sqlite3_errstr: a fixed
+// sentence per code), never from sqlite3_errmsg, which can quote the SQL. The statement and
+// SQLite's own message go to the server log.
+absl::Status SqliteError(sqlite3* db, int rc, std::string_view sql) {
+  const int primary = rc & 0xff;
+  spdlog::warn("sqlite error {} ({}) in: {}", rc, db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
+               sql.substr(0, kLoggedSqlMax));
+  const std::string what = absl::StrCat("the database failed: ", sqlite3_errstr(rc));
+  switch (primary) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return absl::UnavailableError(absl::StrCat(what, " (another process holds it; try again)"));
+    case SQLITE_FULL: return absl::ResourceExhaustedError(absl::StrCat(what, " (free disk space)"));
+    case SQLITE_READONLY: return absl::FailedPreconditionError(what);
+    case SQLITE_INTERRUPT: return absl::DeadlineExceededError("the query was interrupted");
+    default: return absl::InternalError(what);
+  }
 }
 
 }  // namespace
@@ -55,23 +97,24 @@ absl::StatusOr<std::unique_ptr<Database>> Database::OpenReadOnly(const std::stri
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
-absl::Status Database::Execute(std::string_view sql) {
-  char* error = nullptr;
+absl::Status Database::Execute(SqlText sql) { return ExecuteText(sql.view()); }
+absl::Status Database::Execute(const Sql& sql) { return ExecuteText(sql.text()); }
+absl::StatusOr<Statement> Database::Prepare(SqlText sql) { return PrepareText(sql.view()); }
+absl::StatusOr<Statement> Database::Prepare(const Sql& sql) { return PrepareText(sql.text()); }
+
+absl::Status Database::ExecuteText(std::string_view sql) {
   const std::string text(sql);
-  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-    absl::Status status = absl::InternalError(
-        absl::StrCat("sqlite: ", error ? error : "error", " in: ", text.substr(0, 120)));
-    sqlite3_free(error);
-    return status;
+  if (const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr); rc != SQLITE_OK) {
+    return SqliteError(db_, rc, text);
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Statement> Database::Prepare(std::string_view sql) {
+absl::StatusOr<Statement> Database::PrepareText(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
-      SQLITE_OK) {
-    return SqliteError(db_, absl::StrCat("prepare '", std::string(sql.substr(0, 120)), "'"));
+  if (const int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+      rc != SQLITE_OK) {
+    return SqliteError(db_, rc, sql);
   }
   return Statement(db_, stmt);
 }
@@ -115,7 +158,7 @@ absl::StatusOr<bool> Statement::Step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return SqliteError(db_, absl::StrCat("step '", std::string(sqlite3_sql(stmt_)).substr(0, 120), "'"));
+  return SqliteError(db_, rc, sqlite3_sql(stmt_));
 }
 
 absl::Status Statement::Run() {

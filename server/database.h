@@ -3,13 +3,23 @@
 // Contract: Open() creates the file if needed and sets journal_mode=WAL, synchronous=FULL (a
 // committed transaction survives kill -9 and power loss), foreign_keys=ON and a busy timeout,
 // so SQLITE_BUSY from another process (the dashboard, a second reader) is waited out rather
-// than surfaced. The class is not thread-safe; its owner serialises access. Every error is
-// returned as a Status naming the SQL that failed.
+// than surfaced. The class is not thread-safe; its owner serialises access.
+//
+// SQL text comes only from the code: Prepare and Execute take SqlText (a string literal,
+// checked at compile time by a consteval constructor) or Sql (a statement joined from SqlText
+// pieces, parameter numbers and integers), so a statement built from a runtime std::string
+// does not compile. Request data reaches SQLite only as bound parameters.
+//
+// Errors: a Status never carries SQL text or SQLite's message (which can quote the SQL); it
+// says what kind of failure it was (busy, full, read-only, interrupted, ...). The detail (the
+// SQL and SQLite's message) is logged here, server-side, once.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +31,51 @@
 namespace kjudge::server {
 
 class Statement;
+
+namespace sql_internal {
+// Not constexpr on purpose: calling it while evaluating a SqlText constructor makes that
+// constructor call ill-formed, i.e. a compile error naming this function.
+void SqlTextMustBeAStringLiteral();
+}  // namespace sql_internal
+
+// A piece of SQL text the code chose: a string literal or a constexpr char array. The
+// constructor is consteval and reads every character, so only a constant array is accepted;
+// a std::string, a string_view or a const char* variable does not convert (see
+// tests/unit/server/sql_text_test.cc).
+class SqlText {
+ public:
+  template <size_t N>
+  consteval SqlText(const char (&text)[N])  // NOLINT(google-explicit-constructor): literals convert
+      : text_(text, N - 1) {
+    if (text[N - 1] != '\0') sql_internal::SqlTextMustBeAStringLiteral();
+    for (size_t i = 0; i + 1 < N; ++i) {
+      if (text[i] == '\0') sql_internal::SqlTextMustBeAStringLiteral();
+    }
+  }
+  constexpr std::string_view view() const { return text_; }
+
+ private:
+  std::string_view text_;
+};
+
+// A statement assembled at run time from pieces the code chose: SqlText fragments, parameter
+// placeholders (?N) and integers. Nothing else can be appended, so its text is as safe as a
+// literal; request data goes in bound parameters.
+class Sql {
+ public:
+  Sql(SqlText text) : text_(text.view()) {}  // NOLINT(google-explicit-constructor)
+  // Sql::Join({"SELECT ", kColumns, " FROM jobs"}): the pieces in order.
+  static Sql Join(std::initializer_list<SqlText> pieces);
+  Sql& Append(SqlText text);
+  // Appends "?<index>", a numbered parameter.
+  Sql& AppendParameter(int index);
+  // Appends a decimal integer (a number the code computed, e.g. a version).
+  Sql& AppendInteger(int64_t value);
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
 
 class Database {
  public:
@@ -34,14 +89,17 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   // Runs one or more statements that return no rows.
-  absl::Status Execute(std::string_view sql);
-  absl::StatusOr<Statement> Prepare(std::string_view sql);
+  absl::Status Execute(SqlText sql);
+  absl::Status Execute(const Sql& sql);
+  absl::StatusOr<Statement> Prepare(SqlText sql);
+  absl::StatusOr<Statement> Prepare(const Sql& sql);
   int64_t LastInsertRowId() const;
   int Changes() const;
-  sqlite3* handle() const { return db_; }
 
  private:
   explicit Database(sqlite3* db) : db_(db) {}
+  absl::Status ExecuteText(std::string_view sql);
+  absl::StatusOr<Statement> PrepareText(std::string_view sql);
   sqlite3* db_;
 };
 

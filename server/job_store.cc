@@ -15,10 +15,14 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "proto/proto_json.h"
+#include "proto/request_checks.h"
 #include "common/sha256.h"
 
 namespace kjudge::server {
 namespace {
+
+// Most tags one filter may name (the request limit): each is one clause of the statement.
+constexpr size_t kMaxFilterTags = SubmitLimits{}.max_tags;
 
 constexpr char kJobColumns[] =
     "id, problem, state, stage, progress_done, progress_total, attempts, compile_only, "
@@ -232,7 +236,7 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::Get(int64_t id) {
 absl::StatusOr<std::optional<v1::Job>> JobStore::GetLocked(int64_t id) {
   Database& db = *shared_->db;
   absl::StatusOr<Statement> stmt =
-      db.Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?"));
+      db.Prepare(Sql::Join({"SELECT ", kJobColumns, " FROM jobs WHERE id = ?"}));
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, id);
   absl::StatusOr<bool> row = stmt->Step();
@@ -318,7 +322,7 @@ absl::Status JobStore::AddQueuePositionLocked(v1::Job* job) {
 absl::StatusOr<std::optional<v1::Job>> JobStore::GetFor(int64_t id, const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
   absl::StatusOr<Statement> stmt =
-      shared_->db->Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible, " AND id = ?3"));
+      shared_->db->Prepare(Sql::Join({"SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible, " AND id = ?3"}));
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
   absl::StatusOr<bool> row = stmt->Step();
@@ -332,25 +336,34 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetFor(int64_t id, const Viewer
 
 absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const JobFilter& filter) {
   std::lock_guard lock(shared_->mutex);
-  std::string sql = absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible,
-                                 " AND (?3 = 0 OR state = ?3) AND (?4 = '' OR problem = ?4)"
-                                 " AND (?5 = 0 OR id < ?5) AND (?7 = 0 OR verdict = ?7)"
-                                 " AND (?8 = 0 OR created_unix_ms >= ?8) AND (?9 = 0 OR created_unix_ms < ?9)");
-  // Tag keys are restricted to [A-Za-z0-9_.:-] at intake and in ListJobs, so they are safe
-  // inside a quoted JSON path; values are bound.
+  if (filter.tags.size() > kMaxFilterTags) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("at most ", kMaxFilterTags, " tags in one filter (", filter.tags.size(), " given)"));
+  }
+  Sql sql = Sql::Join({"SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible,
+                       " AND (?3 = 0 OR state = ?3) AND (?4 = '' OR problem = ?4)"
+                       " AND (?5 = 0 OR id < ?5) AND (?7 = 0 OR verdict = ?7)"
+                       " AND (?8 = 0 OR created_unix_ms >= ?8) AND (?9 = 0 OR created_unix_ms < ?9)"});
+  // Each tag is one seek of job_tags (schema 0005); its key and its value are both bound
+  // parameters, so no byte of a request reaches the SQL text.
   constexpr int kFirstTagParam = 10;
   int next = kFirstTagParam;
-  for (const auto& [key, value] : filter.tags) {
-    absl::StrAppend(&sql, " AND json_extract(tags_json, '$.\"", key, "\"') = ?", next++);
+  for (size_t i = 0; i < filter.tags.size(); ++i) {
+    sql.Append(" AND EXISTS (SELECT 1 FROM job_tags WHERE job_id = jobs.id AND key = ").AppendParameter(next);
+    sql.Append(" AND value = ").AppendParameter(next + 1).Append(")");
+    next += 2;
   }
-  absl::StrAppend(&sql, " ORDER BY id DESC LIMIT ?6");
+  sql.Append(" ORDER BY id DESC LIMIT ?6");
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, static_cast<int>(filter.state));
   stmt->Bind(4, filter.problem).Bind(5, filter.before_id).Bind(6, filter.limit);
   stmt->Bind(7, static_cast<int>(filter.verdict)).Bind(8, filter.created_after_ms).Bind(9, filter.created_before_ms);
   next = kFirstTagParam;
-  for (const auto& [key, value] : filter.tags) stmt->Bind(next++, value);
+  for (const auto& [key, value] : filter.tags) {
+    stmt->Bind(next, key).Bind(next + 1, value);
+    next += 2;
+  }
   std::vector<v1::Job> jobs;
   jobs.reserve(static_cast<size_t>(filter.limit));
   while (true) {
@@ -372,7 +385,7 @@ absl::StatusOr<v1::Job> JobStore::Cancel(int64_t id, const Viewer& viewer) {
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
   absl::StatusOr<Statement> check =
-      db.Prepare(absl::StrCat("SELECT state FROM jobs WHERE ", kVisible, " AND id = ?3"));
+      db.Prepare(Sql::Join({"SELECT state FROM jobs WHERE ", kVisible, " AND id = ?3"}));
   if (!check.ok()) return check.status();
   check->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
   absl::StatusOr<bool> row = check->Step();
@@ -464,7 +477,7 @@ absl::StatusOr<bool> JobStore::Renew(const LeaseRef& lease) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
   absl::StatusOr<Statement> stmt =
-      db.Prepare(absl::StrCat("UPDATE jobs SET lease_expires_unix_ms = ?5 WHERE ", kCurrentLease));
+      db.Prepare(Sql::Join({"UPDATE jobs SET lease_expires_unix_ms = ?5 WHERE ", kCurrentLease}));
   if (!stmt.ok()) return stmt.status();
   const int64_t now = shared_->now_ms();
   BindLease(*stmt, lease, now);
@@ -493,16 +506,16 @@ absl::StatusOr<bool> JobStore::UpdateProgressLocked(const LeaseRef& lease, v1::S
   Database& db = *shared_->db;
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
-  absl::StatusOr<Statement> event = db.Prepare(absl::StrCat(
+  absl::StatusOr<Statement> event = db.Prepare(Sql::Join({
       "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage) "
-      "SELECT id, ?4, 'stage', attempts, worker_id, ?5 FROM jobs WHERE stage != ?5 AND ", kCurrentLease));
+      "SELECT id, ?4, 'stage', attempts, worker_id, ?5 FROM jobs WHERE stage != ?5 AND ", kCurrentLease}));
   if (!event.ok()) return event.status();
   BindLease(*event, lease, now);
   event->Bind(5, stage);
   if (absl::Status s = event->Run(); !s.ok()) return s;
-  absl::StatusOr<Statement> stmt = db.Prepare(absl::StrCat(
+  absl::StatusOr<Statement> stmt = db.Prepare(Sql::Join({
       "UPDATE jobs SET stage = ?5, progress_done = ?6, progress_total = ?7, "
-      "lease_expires_unix_ms = ?8 WHERE ", kCurrentLease));
+      "lease_expires_unix_ms = ?8 WHERE ", kCurrentLease}));
   if (!stmt.ok()) return stmt.status();
   BindLease(*stmt, lease, now);
   stmt->Bind(5, stage).Bind(6, done).Bind(7, total).Bind(8, now + options_.lease_ms);
@@ -514,7 +527,7 @@ absl::StatusOr<bool> JobStore::UpdateProgressLocked(const LeaseRef& lease, v1::S
 
 absl::StatusOr<bool> JobStore::IsCurrentLocked(const LeaseRef& lease) {
   absl::StatusOr<Statement> check =
-      shared_->db->Prepare(absl::StrCat("SELECT 1 FROM jobs WHERE ", kCurrentLease));
+      shared_->db->Prepare(Sql::Join({"SELECT 1 FROM jobs WHERE ", kCurrentLease}));
   if (!check.ok()) return check.status();
   BindLease(*check, lease, shared_->now_ms());
   return check->Step();
@@ -680,7 +693,7 @@ absl::Status JobStore::RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t
     return s;
   }
   absl::StatusOr<Statement> requeue =
-      shared_->db->Prepare(absl::StrCat("UPDATE jobs SET ", kRequeueSet, " WHERE id = ?"));
+      shared_->db->Prepare(Sql::Join({"UPDATE jobs SET ", kRequeueSet, " WHERE id = ?"}));
   if (!requeue.ok()) return requeue.status();
   requeue->Bind(1, id);
   if (absl::Status s = requeue->Run(); !s.ok()) return s;
@@ -693,7 +706,7 @@ absl::StatusOr<bool> JobStore::Release(const LeaseRef& lease, const std::string&
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
   absl::StatusOr<Statement> check =
-      db.Prepare(absl::StrCat("SELECT attempts, max_attempts FROM jobs WHERE ", kCurrentLease));
+      db.Prepare(Sql::Join({"SELECT attempts, max_attempts FROM jobs WHERE ", kCurrentLease}));
   if (!check.ok()) return check.status();
   BindLease(*check, lease, shared_->now_ms());
   absl::StatusOr<bool> held = check->Step();
@@ -708,23 +721,23 @@ absl::StatusOr<bool> JobStore::Release(const LeaseRef& lease, const std::string&
 }
 
 absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_id, int64_t now_ms) {
-  constexpr char kLeasedByKey[] =
+  static constexpr char kLeasedByKey[] =
       "state = 2 AND worker_id IN (SELECT id FROM workers WHERE api_key_id = ?1)";
-  absl::StatusOr<Statement> drop = db.Prepare(absl::StrCat(
-      "DELETE FROM baseline_requests WHERE job_id IN (SELECT id FROM jobs WHERE ", kLeasedByKey, ")"));
+  absl::StatusOr<Statement> drop = db.Prepare(Sql::Join({
+      "DELETE FROM baseline_requests WHERE job_id IN (SELECT id FROM jobs WHERE ", kLeasedByKey, ")"}));
   if (!drop.ok()) return drop.status();
   drop->Bind(1, api_key_id);
   if (absl::Status s = drop->Run(); !s.ok()) return s;
-  absl::StatusOr<Statement> events = db.Prepare(absl::StrCat(
+  absl::StatusOr<Statement> events = db.Prepare(Sql::Join({
       "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, detail) "
       "SELECT id, ?2, 'requeued', attempts, worker_id, ?3, 'the key of its worker was revoked (attempt not counted)' "
-      "FROM jobs WHERE ", kLeasedByKey));
+      "FROM jobs WHERE ", kLeasedByKey}));
   if (!events.ok()) return events.status();
   events->Bind(1, api_key_id).Bind(2, now_ms).Bind(3, v1::STAGE_QUEUED);
   if (absl::Status s = events->Run(); !s.ok()) return s;
   // The attempt is given back: the job did nothing wrong, its worker's key was revoked.
-  absl::StatusOr<Statement> requeue = db.Prepare(absl::StrCat(
-      "UPDATE jobs SET ", kRequeueSet, ", attempts = MAX(attempts - 1, 0) WHERE ", kLeasedByKey));
+  absl::StatusOr<Statement> requeue = db.Prepare(Sql::Join({
+      "UPDATE jobs SET ", kRequeueSet, ", attempts = MAX(attempts - 1, 0) WHERE ", kLeasedByKey}));
   if (!requeue.ok()) return requeue.status();
   requeue->Bind(1, api_key_id);
   if (absl::Status s = requeue->Run(); !s.ok()) return s;
@@ -739,21 +752,20 @@ namespace {
 // from the first tag's range of job_tags (ordered by job id) and each is one job_stats seek:
 // CROSS JOIN keeps SQLite from scanning job_stats instead. The prefix and scope tests are
 // written so that SQLite decides the bound part once and skips the rest (no prefix, an admin).
-std::string FinishedSql(size_t tag_count) {
-  std::string sql = "SELECT s.job_id, s.verdict, s.problem, s.metrics FROM ";
-  absl::StrAppend(&sql, tag_count == 0 ? "job_stats s WHERE "
-                                       : "job_tags t CROSS JOIN job_stats s ON s.job_id = t.job_id "
-                                         "WHERE t.key = ?6 AND t.value = ?7 AND ");
-  absl::StrAppend(&sql,
-                  "s.compile_only = 0 AND s.baselines_only = 0 AND s.verdict != ?5 "
-                  "AND (?3 = '' OR substr(s.problem, 1, length(?3)) = ?3) "
-                  "AND (?4 = 0 OR s.public = 1) AND (?4 = 1 OR ?1 = 1 OR s.api_key_id = ?2)");
+Sql FinishedSql(size_t tag_count) {
+  Sql sql("SELECT s.job_id, s.verdict, s.problem, s.metrics FROM ");
+  sql.Append(tag_count == 0 ? SqlText("job_stats s WHERE ")
+                            : SqlText("job_tags t CROSS JOIN job_stats s ON s.job_id = t.job_id "
+                                      "WHERE t.key = ?6 AND t.value = ?7 AND "));
+  sql.Append("s.compile_only = 0 AND s.baselines_only = 0 AND s.verdict != ?5 "
+             "AND (?3 = '' OR substr(s.problem, 1, length(?3)) = ?3) "
+             "AND (?4 = 0 OR s.public = 1) AND (?4 = 1 OR ?1 = 1 OR s.api_key_id = ?2)");
   for (size_t i = 1; i < tag_count; ++i) {
-    const size_t key = 6 + (2 * i);
-    absl::StrAppend(&sql, " AND EXISTS (SELECT 1 FROM job_tags WHERE key = ?", key, " AND value = ?", key + 1,
-                    " AND job_id = s.job_id)");
+    const int key = 6 + (2 * static_cast<int>(i));
+    sql.Append(" AND EXISTS (SELECT 1 FROM job_tags WHERE key = ").AppendParameter(key);
+    sql.Append(" AND value = ").AppendParameter(key + 1).Append(" AND job_id = s.job_id)");
   }
-  absl::StrAppend(&sql, tag_count == 0 ? " ORDER BY s.job_id" : " ORDER BY t.job_id");
+  sql.Append(tag_count == 0 ? SqlText(" ORDER BY s.job_id") : SqlText(" ORDER BY t.job_id"));
   return sql;
 }
 
@@ -761,8 +773,8 @@ std::string FinishedSql(size_t tag_count) {
 // finished job), so that its vector is allocated once: growing it moved each result about
 // twice (a tenth of the time of a run of 20,000).
 absl::StatusOr<int64_t> FinishedBound(Database& db, const std::map<std::string, std::string>& tags) {
-  absl::StatusOr<Statement> stmt = db.Prepare(tags.empty() ? "SELECT COUNT(*) FROM job_stats"
-                                                           : "SELECT COUNT(*) FROM job_tags WHERE key = ?1 AND value = ?2");
+  absl::StatusOr<Statement> stmt = db.Prepare(tags.empty() ? SqlText("SELECT COUNT(*) FROM job_stats")
+                                                           : SqlText("SELECT COUNT(*) FROM job_tags WHERE key = ?1 AND value = ?2"));
   if (!stmt.ok()) return stmt.status();
   if (!tags.empty()) stmt->Bind(1, tags.begin()->first).Bind(2, tags.begin()->second);
   absl::StatusOr<bool> row = stmt->Step();
@@ -870,6 +882,10 @@ void AddMetric(const MetricEntry& entry, v1::JobResult* result) {
 
 absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
     const std::map<std::string, std::string>& tags, const std::string& problem_prefix, const StatsScope& scope) {
+  if (tags.size() > kMaxFilterTags) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("at most ", kMaxFilterTags, " tags in one filter (", tags.size(), " given)"));
+  }
   std::lock_guard lock(shared_->mutex);
   // Only what ComputeStats reads comes back: each job's verdict, problem and job_metrics rows
   // (GPU, medians, speedups), from one job_stats row per job (schema 0009: kept by triggers in
@@ -901,9 +917,9 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
 absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> JobStore::Samples(int64_t id,
                                                                                          const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
-  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(Sql::Join({
       "SELECT shape, samples FROM job_samples WHERE job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ",
-      kVisible, ") ORDER BY idx"));
+      kVisible, ") ORDER BY idx"}));
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
   std::vector<std::pair<std::string, std::vector<float>>> out;
@@ -921,10 +937,10 @@ absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> JobStore
 
 absl::StatusOr<std::vector<JobEvent>> JobStore::Events(int64_t id, const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
-  absl::StatusOr<Statement> stmt = shared_->db->Prepare(absl::StrCat(
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(Sql::Join({
       "SELECT e.at_unix_ms, e.event, COALESCE(e.attempt, -1), COALESCE(e.worker_id, ''), e.stage, e.verdict, e.detail "
       "FROM job_events e WHERE e.job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ", kVisible,
-      ") ORDER BY e.id"));
+      ") ORDER BY e.id"}));
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
   std::vector<JobEvent> events;

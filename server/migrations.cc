@@ -29,8 +29,8 @@ absl::Status ApplyMigrations(Database& db, const std::vector<Migration>& migrati
     if (migration.version <= *current) continue;
     absl::StatusOr<Transaction> txn = Transaction::Begin(db);
     if (!txn.ok()) return txn.status();
-    absl::Status status = db.Execute(migration.sql);  // NOLINT
-    if (status.ok()) status = db.Execute(absl::StrCat("PRAGMA user_version = ", migration.version));
+    absl::Status status = db.Execute(migration.sql);
+    if (status.ok()) status = db.Execute(Sql("PRAGMA user_version = ").AppendInteger(migration.version));
     if (status.ok()) status = txn->Commit();
     if (!status.ok()) {
       return absl::InternalError(

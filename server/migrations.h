@@ -18,7 +18,7 @@ namespace kjudge::server {
 struct Migration {
   int version;
   std::string_view name;
-  std::string_view sql;
+  SqlText sql;  // a literal: schema/embed.cmake writes each file as a raw string literal
 };
 
 const std::vector<Migration>& BuiltinMigrations();  // generated from schema/ at build time

@@ -296,24 +296,24 @@ TEST_F(JobStoreClientTest, FinishedResultsFollowEveryChangeOfTheJobRow) {
   EXPECT_EQ(got[0].result.gpu(), "NVIDIA H100 80GB HBM3");
   EXPECT_TRUE(finished({admin, true}).empty()) << "not public";
   Database& db = *shared_->db;
-  const std::string where = " WHERE id = " + std::to_string(id);
-  ASSERT_TRUE(db.Execute("UPDATE jobs SET public = 1" + where).ok());
+  // Each change is to this one job: " WHERE id = <id>" (an integer the test holds).
+  const auto on_job = [id](SqlText change) { return Sql(change).Append(" WHERE id = ").AppendInteger(id); };
+  ASSERT_TRUE(db.Execute(on_job("UPDATE jobs SET public = 1")).ok());
   EXPECT_EQ(finished({admin, true}).size(), 1U) << "made public";
-  ASSERT_TRUE(db.Execute("UPDATE jobs SET problem = 'level2/x'" + where).ok());
+  ASSERT_TRUE(db.Execute(on_job("UPDATE jobs SET problem = 'level2/x'")).ok());
   EXPECT_EQ(store_->FinishedResults({}, "level2/", {admin, false})->size(), 1U);
-  ASSERT_TRUE(db.Execute("UPDATE jobs SET result_json = json_set(result_json, '$.timings[0].timing.median_us', 2.5)" +
-                         where).ok());
+  ASSERT_TRUE(db.Execute(on_job("UPDATE jobs SET result_json = json_set(result_json, '$.timings[0].timing.median_us', 2.5)")).ok());
   got = finished({admin, false});
   ASSERT_EQ(got.size(), 1U);
   ASSERT_EQ(got[0].result.timings_size(), 1);
   EXPECT_EQ(got[0].result.timings(0).timing().median_us(), 2.5) << "a new result";
-  ASSERT_TRUE(db.Execute("UPDATE jobs SET verdict = 13" + where).ok());
+  ASSERT_TRUE(db.Execute(on_job("UPDATE jobs SET verdict = 13")).ok());
   EXPECT_TRUE(finished({admin, false}).empty()) << "CANCELLED is not counted";
-  ASSERT_TRUE(db.Execute("UPDATE jobs SET verdict = 1, state = 1" + where).ok());
+  ASSERT_TRUE(db.Execute(on_job("UPDATE jobs SET verdict = 1, state = 1")).ok());
   EXPECT_TRUE(finished({admin, false}).empty()) << "no longer finished";
-  ASSERT_TRUE(db.Execute("UPDATE jobs SET state = 3" + where).ok());
+  ASSERT_TRUE(db.Execute(on_job("UPDATE jobs SET state = 3")).ok());
   EXPECT_EQ(finished({admin, false}).size(), 1U) << "finished again, result kept";
-  ASSERT_TRUE(db.Execute("DELETE FROM jobs" + where).ok());
+  ASSERT_TRUE(db.Execute(on_job("DELETE FROM jobs")).ok());
   EXPECT_TRUE(finished({admin, false}).empty()) << "deleted";
   EXPECT_EQ(store_->CountByState()->done, 0);
 }
