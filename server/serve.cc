@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "nlohmann/json.hpp"
 #include "server/client_service.h"
 #include "server/migrations.h"
 #include "server/tcp_listener.h"
@@ -235,8 +236,11 @@ int CreateKey(const std::string& db_path, const std::string& name, const std::st
     return 1;
   }
   if (json) {
-    std::printf("{\"id\":\"%s\",\"name\":\"%s\",\"role\":\"%s\",\"key\":\"%s\"}\n", created->key.id.c_str(),
-                name.c_str(), role_name.c_str(), created->secret.c_str());
+    // A JSON library, never string pasting: the name is the operator's free text (quotes,
+    // backslashes, newlines, U+2028). ASCII-only output, invalid UTF-8 shown as U+FFFD.
+    const nlohmann::json line = {
+        {"id", created->key.id}, {"name", name}, {"role", role_name}, {"key", created->secret}};
+    std::printf("%s\n", line.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     std::printf("%s\n", created->secret.c_str());
     std::fprintf(stderr, "key %s (%s, role %s) created. It is shown only now: store it safely.\n",
@@ -256,8 +260,8 @@ int ListKeys(const std::string& db_path, bool json) {
   if (!keys.ok()) return 1;
   for (const ApiKey& key : *keys) {
     if (json) {
-      std::printf("{\"id\":\"%s\",\"name\":\"%s\",\"role\":\"%s\"}\n", key.id.c_str(), key.name.c_str(),
-                  RoleName(key.role).c_str());
+      const nlohmann::json line = {{"id", key.id}, {"name", key.name}, {"role", RoleName(key.role)}};
+      std::printf("%s\n", line.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
     } else {
       std::printf("%-14s %-10s %s\n", key.id.c_str(), RoleName(key.role).c_str(), key.name.c_str());
     }

@@ -1,0 +1,65 @@
+// Untrusted text at the edges (issue 25, the small items): what a person or a tenant typed
+// reaches JSON output only through a JSON library, never carries invisible bidi or line
+// separator characters into stored fields, and server messages reach the terminal capped.
+// Real binaries over loopback: kjudge-server (and its `keys` commands) and the `kjudge` CLI.
+#include <sstream>
+
+#include "tests/integration/api_client.h"
+#include "tests/support/binary_path.h"
+
+namespace kjudge::testing {
+namespace {
+
+std::string ServerBinary() { return ResolveBinary("kjudge-server", "KJUDGE_SERVER_BIN", KJUDGE_SERVER_BIN); }
+
+bool AsciiPrintableLine(const std::string& line) {
+  for (char c : line) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7f) return false;
+  }
+  return true;
+}
+
+// A key name with everything hand-built JSON gets wrong: quote, backslash, newline, U+2028,
+// U+202E, a C0 control, an ANSI escape and DEL.
+const std::string kHostileName = "a\"b\\c\nd\xe2\x80\xa8" "e\xe2\x80\xae" "f\x01g\x1b[31mh\x7f";
+
+TEST(UntrustedText, KeysJsonOutputIsMadeByAJsonLibrary) {
+  Cluster cluster("KeysJsonOutputIsMadeByAJsonLibrary");
+  const std::string db = cluster.dir() + "/kjudge.sqlite";
+  CommandResult created = testing::Run({ServerBinary(), "--db", db, "--json", "keys", "create", kHostileName, "--role",
+                               "submitter"},
+                              std::chrono::seconds(30));
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  ASSERT_FALSE(created.out.empty());
+  ASSERT_EQ(created.out.back(), '\n');
+  const std::string created_line = created.out.substr(0, created.out.size() - 1);
+  EXPECT_EQ(created_line.find('\n'), std::string::npos) << "one object, one line: " << created.out;
+  EXPECT_TRUE(AsciiPrintableLine(created_line)) << "raw control or separator characters in: " << created.out;
+  nlohmann::json parsed = nlohmann::json::parse(created_line, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(parsed.is_object()) << created.out;
+  EXPECT_EQ(parsed.value("name", std::string()), kHostileName) << "the name must round-trip";
+  EXPECT_EQ(parsed.value("role", std::string()), "submitter");
+  const std::string id = parsed.value("id", std::string());
+  EXPECT_FALSE(id.empty());
+  EXPECT_FALSE(parsed.value("key", std::string()).empty());
+
+  CommandResult listed = testing::Run({ServerBinary(), "--db", db, "--json", "keys", "list"}, std::chrono::seconds(30));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  std::istringstream lines(listed.out);
+  int found = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(AsciiPrintableLine(line)) << line;
+    nlohmann::json row = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(row.is_object()) << "every line parses as JSON: " << line;
+    if (row.value("id", std::string()) != id) continue;
+    ++found;
+    EXPECT_EQ(row.value("name", std::string()), kHostileName);
+    EXPECT_EQ(row.value("role", std::string()), "submitter");
+    EXPECT_FALSE(row.contains("key")) << "list never shows a secret";
+  }
+  EXPECT_EQ(found, 1) << listed.out;
+}
+
+}  // namespace
+}  // namespace kjudge::testing
