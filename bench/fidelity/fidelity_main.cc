@@ -206,7 +206,7 @@ bool MeasureWorkload(const Workload& w, const Options& o, uint64_t seed, CuptiTr
     for (int k = 0; k < 2; ++k) {
       const bool on = (k == 1) != (rep % 2 == 1);
       if (on && tracer == nullptr) continue;
-      const uint64_t job_seed = runner::TrialSeed(seed, static_cast<uint64_t>(rep), on ? 1 : 0);
+      const uint64_t job_seed = seed + 2 * static_cast<uint64_t>(rep) + (on ? 1 : 0);
       absl::StatusOr<JobMeasurement> m = MeasureJob(w, job_seed, on, tracer, flusher, env, timing);
       if (!m.ok()) {
         const runner::ErrorInfo info = runner::DescribeError(m.status());

@@ -16,19 +16,15 @@ namespace {
 
 using runner::Cat;
 
-// Seeds of the job's bench-shape inputs are derived as the verdict protocol derives them
-// (TrialSeed(job seed, stream 2 = bench shapes, index)); the caller passes a fresh job seed.
-constexpr uint64_t kBenchStream = 2;
 constexpr size_t kMaxCopyPairs = 4;  // buffer pairs the copy workload rotates
 
 absl::StatusOr<runner::TensorSet> FreshInputs(const ProblemSpec& spec, const Shape& shape,
                                               uint64_t job_seed, int set, const BenchEnv& env) {
   KJ_ASSIGN_OR_RETURN(runner::TensorSet tensors,
                       runner::TensorSet::Allocate(
-                          spec, shape, runner::GuardPattern(~job_seed)));
+                          spec, shape, runner::GuardPattern(BenchKey(~job_seed))));
   KJ_RETURN_IF_ERROR(tensors.GenerateInputs(
-      *env.utilities, runner::TrialSeed(job_seed, kBenchStream, static_cast<uint64_t>(set)),
-      env.stream));
+      *env.utilities, BenchKey(job_seed, static_cast<uint64_t>(set)), env.stream));
   return tensors;
 }
 
@@ -67,7 +63,7 @@ class PlanJob : public Job {
     const ProblemSpec& spec = problem_->setup.spec;
     const Bindings bindings = spec.BindingsFor(shape_);
     const runner::PlanLimits limits = LimitsOf(env_.gpu->props);
-    const runner::GuardPattern guards(~job_seed);  // any canary: the judge draws its own secret
+    const runner::GuardPattern guards(BenchKey(~job_seed));  // any key: the judge draws its own
     auto set = std::make_unique<Set>();
     KJ_ASSIGN_OR_RETURN(set->tensors, FreshInputs(spec, shape_, job_seed,
                                                   static_cast<int>(sets_.size()), env_));
@@ -228,7 +224,7 @@ Workload CopyWorkload(size_t bytes, const BenchEnv& env) {
       KJ_ASSIGN_OR_RETURN(runner::DeviceBuffer dst,
                           runner::DeviceBuffer::Allocate(bytes, "copy destination"));
       KJ_RETURN_IF_ERROR(env.utilities->FillRandom(src.get(), DType::kF32,
-                                                   static_cast<int64_t>(bytes / 4), seed + k, 0,
+                                                   static_cast<int64_t>(bytes / 4), BenchKey(seed, k), 0,
                                                    init, env.stream));
       KJ_RETURN_IF_ERROR(env.utilities->Poison(dst.get(), DType::kF32,
                                                static_cast<int64_t>(bytes / 4), env.stream));

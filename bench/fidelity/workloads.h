@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "common/problem_dir.h"
 #include "worker/judge/baseline_registry.h"
+#include "worker/gpu/secret_key.h"
 #include "worker/judge/cubin_cache.h"
 #include "worker/gpu/cuda_module.h"
 #include "worker/judge/device_utilities.h"
@@ -61,6 +62,15 @@ struct BenchEnv {
   runner::BaselineLibraries* libraries = nullptr;
   cudaStream_t stream = nullptr;
 };
+
+// The benchmark's keys: repeatable from its --seed (the judge draws every key from the OS
+// CSPRNG; the generator's cost is the same for any key).
+inline runner::SecretKey BenchKey(uint64_t seed, uint64_t index = 0) {
+  runner::SecretKey key;
+  key.words = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32U),
+               static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32U), 0, 0, 0, 0};
+  return key;
+}
 
 struct Workload {
   std::string kernel;       // e.g. "level1/19_ReLU example"

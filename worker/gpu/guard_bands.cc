@@ -1,6 +1,7 @@
 #include "worker/gpu/guard_bands.h"
 
-#include "worker/gpu/job_setup.h"
+#include <array>
+
 #include "worker/gpu/str_util.h"
 
 namespace kjudge::runner {
@@ -36,10 +37,17 @@ std::string DescribeOne(const GuardedBuffer& b, bool before, const GuardDamage& 
 
 std::vector<std::byte> GuardPattern::Bytes(uintptr_t address, size_t n) const {
   std::vector<std::byte> out(n);
+  uint64_t block_of = ~uint64_t{0};
+  std::array<uint32_t, 16> block{};
   for (size_t j = 0; j < n; ++j) {
     const uint64_t a = uint64_t{address} + j;
-    // Byte a % 8 of the word of a / 8, as kj_guard_check computes it on the device.
-    out[j] = static_cast<std::byte>((SplitMix64(canary_ + a / 8) >> (8U * (a % 8))) & 0xFFU);
+    // Byte a % 64 of block a / 64, as kj_guard_check computes it on the device.
+    if (a / 64 != block_of) {
+      block_of = a / 64;
+      block = ChaChaBlock(key_, block_of, KeyNonce(KeyDomain::kGuards, 0));
+    }
+    const uint32_t word = block[(a % 64) / 4];
+    out[j] = static_cast<std::byte>((word >> (8U * (a % 4))) & 0xFFU);
   }
   return out;
 }

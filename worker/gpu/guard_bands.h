@@ -8,11 +8,13 @@
 //   ^ cudaMalloc base      ^ pointer handed to kernels (base + kGuardBytes: 256-aligned)
 // The after-guard starts exactly at data byte n, so a write to element n lands in it.
 //
-// Pattern: the guard byte at device address a is byte (a % 8) of SplitMix64(canary + a / 8)
-// (little-endian). The canary is a per-job random secret, independent of the input seed (a kernel
-// that reads guard bytes learns nothing about its inputs), so the bytes differ
-// per job and a kernel cannot hard-code them; they depend on the address, so every guard holds
-// different bytes and an off-by-one copy (Y[n] = X[n]: X's guard into Y's) still changes Y's.
+// Pattern: the guard byte at device address a is byte (a % 64) of the ChaCha12 block a / 64
+// under the job's guard key (secret_key.h; nonce KeyNonce(kGuards, 0); words little-endian).
+// The key is a per-job secret of its own, drawn from the OS CSPRNG, so a kernel that reads
+// the guard bytes around its buffers learns nothing about its inputs, nor the guard bytes of
+// any address it has not read (it cannot write a guard-correct pattern past its buffers);
+// they depend on the address, so every guard holds different bytes and an off-by-one copy
+// (Y[n] = X[n]: X's guard into Y's) still changes Y's.
 // The host fills the guards at allocation (GuardPattern::Bytes); DeviceUtilities::CheckGuards
 // recomputes the same bytes on the device and counts the ones that differ (one launch for all
 // regions).
@@ -26,6 +28,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "worker/gpu/secret_key.h"
 
 namespace kjudge::runner {
 
@@ -42,13 +46,14 @@ constexpr size_t GuardedBytes(size_t bytes) { return bytes + 2 * kGuardBytes; }
 // The guard bytes of one job.
 class GuardPattern {
  public:
-  explicit GuardPattern(uint64_t canary) : canary_(canary) {}
-  uint64_t canary() const { return canary_; }
+  GuardPattern() = default;
+  explicit GuardPattern(const SecretKey& key) : key_(key) {}
+  const SecretKey& key() const { return key_; }
   // The bytes that guard device addresses [address, address + n).
   std::vector<std::byte> Bytes(uintptr_t address, size_t n) const;
 
  private:
-  uint64_t canary_;
+  SecretKey key_;
 };
 
 // One device allocation with guards, as a check reports on it.

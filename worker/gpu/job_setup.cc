@@ -84,15 +84,4 @@ absl::StatusOr<JobSetup> SetUpJob(const v1::RunSpec& run) {
   return setup;
 }
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31U);
-}
-
-uint64_t TrialSeed(uint64_t job_seed, uint64_t stream, uint64_t index) {
-  return SplitMix64(SplitMix64(job_seed ^ SplitMix64(stream)) + index);
-}
-
 }  // namespace kjudge::runner

@@ -6,9 +6,8 @@
 //
 // Contract: SetUpJob() fails with REJECTED for a submission's fault (no plan, a plan parse or
 // validation error with its line:column, a template argument that does not evaluate) and with
-// INTERNAL_ERROR for the problem's fault (spec or reference plan unusable). Seeds: TrialSeed()
-// derives independent per-trial seeds from the job seed (splitmix64), `stream` separating
-// test shapes (1) from bench shapes (2).
+// INTERNAL_ERROR for the problem's fault (spec or reference plan unusable). Inputs come from
+// keys of their own (secret_key.h), never from the job.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +33,5 @@ absl::StatusOr<JobSetup> SetUpJob(const v1::RunSpec& run);
 
 absl::StatusOr<std::vector<std::string>> NameExpressions(const LaunchPlan& plan,
                                                          const ProblemSpec& spec);
-
-uint64_t SplitMix64(uint64_t x);
-uint64_t TrialSeed(uint64_t job_seed, uint64_t stream, uint64_t index);
 
 }  // namespace kjudge::runner

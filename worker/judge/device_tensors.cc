@@ -150,11 +150,11 @@ absl::StatusOr<std::string> TensorSet::InputsDifferingFrom(const TensorSet& pris
   return differing;
 }
 
-absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, uint64_t seed,
+absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, const SecretKey& key,
                                        cudaStream_t stream) {
   for (Entry& e : entries_) {
     if (e.spec->role != TensorRole::kIn) continue;
-    KJ_RETURN_IF_ERROR(utils.FillRandom(e.buffer.get(), e.spec->dtype, e.count, seed, e.index,
+    KJ_RETURN_IF_ERROR(utils.FillRandom(e.buffer.get(), e.spec->dtype, e.count, key, e.index,
                                         e.spec->init, stream));
     KJ_RETURN_IF_ERROR(utils.ApplyTransform(e.buffer.get(), e.spec->dtype, e.count, e.rows,
                                             e.cols, e.spec->init.transform, stream));

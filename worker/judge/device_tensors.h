@@ -57,7 +57,7 @@ class TensorSet {
   static absl::StatusOr<TensorSet> AllocateShared(const ProblemSpec& spec, const Shape& shape,
                                                   const GuardPattern& guards, int device);
 
-  absl::Status GenerateInputs(DeviceUtilities& utils, uint64_t seed, cudaStream_t stream);
+  absl::Status GenerateInputs(DeviceUtilities& utils, const SecretKey& key, cudaStream_t stream);
   absl::Status PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream);
   absl::StatusOr<std::vector<HostTensor>> CopyOutputs(cudaStream_t stream) const;
   absl::Status Scrub(cudaStream_t stream);

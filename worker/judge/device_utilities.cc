@@ -1,6 +1,7 @@
 #include "worker/judge/device_utilities.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -17,21 +18,39 @@ constexpr std::string_view kUtilitySource = R"CUDA(
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
-__device__ __forceinline__ unsigned long long kj_mix(unsigned long long z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+// The key of one input set or of the guards: 8 words, passed by value (secret_key.h).
+struct KjKey {
+  unsigned int w[8];
+};
+
+__device__ __forceinline__ unsigned int kj_rotl(unsigned int v, int n) {
+  return __funnelshift_l(v, v, n);
 }
 
-__device__ __forceinline__ double kj_value(unsigned long long base, long long i, int dist,
-                                           double a, double b) {
-  const unsigned long long h1 = kj_mix(base + 2ull * (unsigned long long)i);
-  const unsigned long long h2 = kj_mix(base + 2ull * (unsigned long long)i + 1ull);
-  const double u1 = (double)((h1 >> 11) + 1ull) * (1.0 / 9007199254740992.0);
-  const double u2 = (double)(h2 >> 11) * (1.0 / 9007199254740992.0);
-  if (dist == 0) return a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
-  return a + (b - a) * u2;
+#define KJ_QR(a, b, c, d)                              \
+  a += b; d = kj_rotl(d ^ a, 16); c += d; b = kj_rotl(b ^ c, 12); \
+  a += b; d = kj_rotl(d ^ a, 8);  c += d; b = kj_rotl(b ^ c, 7);
+
+// Block `counter` of ChaCha12 under (key, nonce): the twin of runner::ChaChaBlock
+// (worker/gpu/secret_key.cc), same layout, same rounds (KJ_CHACHA_ROUNDS).
+__device__ __forceinline__ void kj_chacha(const KjKey& key, unsigned long long counter,
+                                          unsigned long long nonce, unsigned int out[16]) {
+  const unsigned int s0 = 0x61707865u, s1 = 0x3320646eu, s2 = 0x79622d32u, s3 = 0x6b206574u;
+  const unsigned int s12 = (unsigned int)counter, s13 = (unsigned int)(counter >> 32);
+  const unsigned int s14 = (unsigned int)nonce, s15 = (unsigned int)(nonce >> 32);
+  unsigned int x0 = s0, x1 = s1, x2 = s2, x3 = s3;
+  unsigned int x4 = key.w[0], x5 = key.w[1], x6 = key.w[2], x7 = key.w[3];
+  unsigned int x8 = key.w[4], x9 = key.w[5], x10 = key.w[6], x11 = key.w[7];
+  unsigned int x12 = s12, x13 = s13, x14 = s14, x15 = s15;
+#pragma unroll
+  for (int r = 0; r < KJ_CHACHA_ROUNDS; r += 2) {
+    KJ_QR(x0, x4, x8, x12) KJ_QR(x1, x5, x9, x13) KJ_QR(x2, x6, x10, x14) KJ_QR(x3, x7, x11, x15)
+    KJ_QR(x0, x5, x10, x15) KJ_QR(x1, x6, x11, x12) KJ_QR(x2, x7, x8, x13) KJ_QR(x3, x4, x9, x14)
+  }
+  out[0] = x0 + s0; out[1] = x1 + s1; out[2] = x2 + s2; out[3] = x3 + s3;
+  out[4] = x4 + key.w[0]; out[5] = x5 + key.w[1]; out[6] = x6 + key.w[2]; out[7] = x7 + key.w[3];
+  out[8] = x8 + key.w[4]; out[9] = x9 + key.w[5]; out[10] = x10 + key.w[6]; out[11] = x11 + key.w[7];
+  out[12] = x12 + s12; out[13] = x13 + s13; out[14] = x14 + s14; out[15] = x15 + s15;
 }
 
 template <typename T> __device__ __forceinline__ T kj_convert(double v);
@@ -66,18 +85,6 @@ template <> __device__ __forceinline__ unsigned char kj_convert<unsigned char>(d
   return kj_int<unsigned char>(v, 0.0, 255.0);
 }
 
-// Float dtypes narrower than double draw in float from one hash per element (24 bits each for
-// u1 and u2): five times fewer double-precision operations than kj_value, which bounded input
-// generation (13 ms for 1.6 G floats on an H100, against 2 ms of memory traffic).
-__device__ __forceinline__ float kj_value_f(unsigned long long base, long long i, int dist,
-                                            float a, float b) {
-  const unsigned long long h = kj_mix(base + (unsigned long long)i);
-  const float u1 = (float)((unsigned int)(h >> 40) + 1u) * (1.0f / 16777216.0f);
-  const float u2 = (float)((unsigned int)(h >> 8) & 0xFFFFFFu) * (1.0f / 16777216.0f);
-  if (dist == 0) return a + b * sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-  return a + (b - a) * u2;
-}
-
 template <typename T> __device__ __forceinline__ T kj_convert_f(float v) { return (T)v; }
 template <> __device__ __forceinline__ __half kj_convert_f<__half>(float v) {
   return __float2half_rn(v);
@@ -92,26 +99,84 @@ template <> __device__ __forceinline__ __nv_fp8_e5m2 kj_convert_f<__nv_fp8_e5m2>
   return __nv_fp8_e5m2(v);
 }
 
+// One keystream block per thread makes kKjPer<kFloatMath> values (a Box-Muller pair from two
+// uniforms): float math takes 24 bits per uniform from one word (16 values a block), double
+// math 53 bits from two words (8 values a block); element e is value e % per of block e / per,
+// whatever the launch configuration. A block's values are staged in shared memory and stored
+// coalesced.
+template <bool kFloatMath> struct KjPer { static constexpr int value = kFloatMath ? 16 : 8; };
+constexpr int kKjFillThreads = 256;
+
 template <typename T, bool kFloatMath>
-__device__ void kj_fill(T* out, long long n, unsigned long long seed, unsigned int tensor,
-                        int dist, double a, double b) {
-  const unsigned long long base = kj_mix(seed ^ kj_mix((unsigned long long)tensor));
-  const long long stride = (long long)gridDim.x * blockDim.x;
+__device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int dist, double a,
+                        double b) {
+  constexpr int per = KjPer<kFloatMath>::value;
+  // Raw bytes: __shared__ arrays of class types (half, bf16, fp8) are not allowed an initialiser.
+  __shared__ __align__(16) unsigned char raw[kKjFillThreads * per * sizeof(T)];
+  T* tile = reinterpret_cast<T*>(raw);
+  const unsigned long long nonce = (1ull << 32) | tensor;  // KeyNonce(kInputs, tensor)
+  const long long tile_elems = (long long)kKjFillThreads * per;
+  const long long tiles = (n + tile_elems - 1) / tile_elems;
   const float af = (float)a, bf = (float)b;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const long long block_index = t * kKjFillThreads + threadIdx.x;
+    unsigned int w[16];
+    kj_chacha(key, (unsigned long long)block_index, nonce, w);
+    T* mine = tile + threadIdx.x * per;
     if (kFloatMath) {
-      out[i] = kj_convert_f<T>(kj_value_f(base, i, dist, af, bf));
+#pragma unroll
+      for (int p = 0; p < 8; ++p) {
+        const float u1 = (float)((w[2 * p] >> 8) + 1u) * (1.0f / 16777216.0f);        // (0, 1]
+        const float u2 = (float)(w[2 * p + 1] >> 8) * (1.0f / 16777216.0f);           // [0, 1)
+        float v0, v1;
+        if (dist == 0) {
+          const float r = sqrtf(-2.0f * logf(u1));
+          float sn, cs;
+          sincospif(2.0f * u2, &sn, &cs);
+          v0 = af + bf * r * cs;
+          v1 = af + bf * r * sn;
+        } else {
+          v0 = af + (bf - af) * (u1 - 1.0f / 16777216.0f);
+          v1 = af + (bf - af) * u2;
+        }
+        mine[2 * p] = kj_convert_f<T>(v0);
+        mine[2 * p + 1] = kj_convert_f<T>(v1);
+      }
     } else {
-      out[i] = kj_convert<T>(kj_value(base, i, dist, a, b));
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const unsigned long long h1 = ((unsigned long long)w[4 * p + 1] << 32) | w[4 * p];
+        const unsigned long long h2 = ((unsigned long long)w[4 * p + 3] << 32) | w[4 * p + 2];
+        const double u1 = (double)((h1 >> 11) + 1ull) * (1.0 / 9007199254740992.0);  // (0, 1]
+        const double u2 = (double)(h2 >> 11) * (1.0 / 9007199254740992.0);           // [0, 1)
+        double v0, v1;
+        if (dist == 0) {
+          const double r = sqrt(-2.0 * log(u1));
+          double sn, cs;
+          sincospi(2.0 * u2, &sn, &cs);
+          v0 = a + b * r * cs;
+          v1 = a + b * r * sn;
+        } else {
+          v0 = a + (b - a) * (u1 - 1.0 / 9007199254740992.0);
+          v1 = a + (b - a) * u2;
+        }
+        mine[2 * p] = kj_convert<T>(v0);
+        mine[2 * p + 1] = kj_convert<T>(v1);
+      }
     }
+    __syncthreads();
+    const long long first = t * tile_elems;
+    const long long count = min(tile_elems, n - first);
+    for (long long j = threadIdx.x; j < count; j += kKjFillThreads) out[first + j] = tile[j];
+    __syncthreads();
   }
 }
 
-#define KJ_FILL(suffix, T, float_math)                                                      \
-  extern "C" __global__ void kj_fill_##suffix(T* out, long long n, unsigned long long seed, \
-                                              unsigned int tensor, int dist, double a,      \
-                                              double b) {                                   \
-    kj_fill<T, float_math>(out, n, seed, tensor, dist, a, b);                               \
+#define KJ_FILL(suffix, T, float_math)                                                        \
+  extern "C" __global__ void __launch_bounds__(kKjFillThreads)                                \
+      kj_fill_##suffix(T* out, long long n, KjKey key, unsigned int tensor, int dist, double a, \
+                       double b) {                                                            \
+    kj_fill<T, float_math>(out, n, key, tensor, dist, a, b);                                  \
   }
 KJ_FILL(f32, float, true)
 KJ_FILL(f64, double, false)
@@ -155,20 +220,28 @@ extern "C" __global__ void kj_bytes_differ(const unsigned char* a, const unsigne
 }
 
 // Guard bands (guard_bands.h): one block per region, regions[2r] = address, regions[2r + 1] =
-// length; the byte at address a must be byte (a % 8) of kj_mix(canary + a / 8).
+// length; the byte at address a must be byte a % 64 of keystream block a / 64 under the guard
+// key (nonce KeyNonce(kGuards, 0)). Each thread takes whole 64-byte blocks.
 // out[3r .. 3r + 2]: modified bytes, first and last modified offset from the region's start
 // (the host reads those only when count > 0).
-extern "C" __global__ void kj_guard_check(const unsigned long long* regions,
-                                          unsigned long long canary, unsigned long long* out) {
+extern "C" __global__ void kj_guard_check(const unsigned long long* regions, KjKey key,
+                                          unsigned long long* out) {
   const unsigned long long base = regions[2ull * blockIdx.x];
   const unsigned long long len = regions[2ull * blockIdx.x + 1ull];
   const unsigned char* p = reinterpret_cast<const unsigned char*>(base);
+  const unsigned long long nonce = 2ull << 32;  // KeyNonce(kGuards, 0)
   unsigned long long count = 0, first = ~0ull, last = 0;
-  for (unsigned long long j = threadIdx.x; j < len; j += blockDim.x) {
-    const unsigned long long a = base + j;
-    const unsigned long long word = kj_mix(canary + (a >> 3));
-    if (p[j] != (unsigned char)(word >> (8ull * (a & 7ull)))) {
-      ++count; first = min(first, j); last = max(last, j);
+  const unsigned long long first_block = base / 64ull, end_block = (base + len + 63ull) / 64ull;
+  for (unsigned long long blk = first_block + threadIdx.x; blk < end_block; blk += blockDim.x) {
+    unsigned int w[16];
+    kj_chacha(key, blk, nonce, w);
+    for (unsigned int k = 0; k < 64u; ++k) {
+      const unsigned long long a = blk * 64ull + k;
+      if (a < base || a >= base + len) continue;
+      const unsigned long long j = a - base;
+      if (p[j] != (unsigned char)(w[k / 4u] >> (8u * (k % 4u)))) {
+        ++count; first = min(first, j); last = max(last, j);
+      }
     }
   }
   for (int o = 16; o > 0; o /= 2) {
@@ -492,6 +565,17 @@ DeviceComparison DecodeCompareSlots(const CompareSlots& s, int64_t count) {
   return c;
 }
 
+// The fill kernels' element type does its arithmetic in float (kj_fill's kFloatMath).
+bool UsesFloatMath(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: case DType::kF16: case DType::kBF16: case DType::kFP8E4M3:
+    case DType::kFP8E5M2:
+      return true;
+    default:
+      return false;
+  }
+}
+
 unsigned int BlocksFor(int64_t work, unsigned int threads) {
   const int64_t blocks = (work + threads - 1) / threads;
   return static_cast<unsigned int>(std::clamp<int64_t>(blocks, 1, 8192));
@@ -499,7 +583,9 @@ unsigned int BlocksFor(int64_t work, unsigned int threads) {
 
 }  // namespace
 
-std::string_view DeviceUtilities::Source() { return kUtilitySource; }
+std::string DeviceUtilities::Source() {
+  return Cat("#define KJ_CHACHA_ROUNDS ", kChaChaRounds, "\n", kUtilitySource);
+}
 
 std::vector<std::string> DeviceUtilities::KernelNames() {
   std::vector<std::string> names = {"kj_guard_check", "kj_bytes_differ"};
@@ -519,7 +605,7 @@ std::vector<std::string> DeviceUtilities::KernelNames() {
 absl::StatusOr<DeviceUtilities> DeviceUtilities::Create(std::string_view arch,
                                                         const CubinCache& cache) {
   CompileRequest request;
-  request.source = std::string(kUtilitySource);
+  request.source = Source();
   request.program_name = "kjudge_utilities.cu";
   request.arch = std::string(arch);
   request.name_expressions = KernelNames();
@@ -533,21 +619,25 @@ absl::StatusOr<DeviceUtilities> DeviceUtilities::Create(std::string_view arch,
   return DeviceUtilities(std::move(module), std::move(slot));
 }
 
-absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
-                                         uint32_t tensor_index, const InitSpec& init,
-                                         cudaStream_t stream) {
+absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count,
+                                         const SecretKey& key, uint32_t tensor_index,
+                                         const InitSpec& init, cudaStream_t stream) {
   KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(FillKernelName(dtype)));
   long long n = count;
-  unsigned long long s = seed;
+  std::array<uint32_t, 8> k = key.words;  // the kernel's KjKey, by value
   unsigned int t = tensor_index;
   const InitSpec scaled = ScaledInit(init, dtype, input_scale_);
   int dist = scaled.dist == InitSpec::Dist::kNormal ? 0 : 1;
   double a = scaled.a;
   double b = scaled.b;
-  void* args[] = {&ptr, &n, &s, &t, &dist, &a, &b};
-  constexpr unsigned int kThreads = 256;
-  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel), dim3(BlocksFor(count, kThreads)),
-                                                 dim3(kThreads), args, 0, stream),
+  void* args[] = {&ptr, &n, k.data(), &t, &dist, &a, &b};
+  // kj_fill: kFillThreads threads, each one keystream block of 16 (float math) or 8 values.
+  constexpr unsigned int kFillThreads = 256;
+  const int64_t per_block = kFillThreads * (UsesFloatMath(dtype) ? 16 : 8);
+  const int64_t tiles = (count + per_block - 1) / per_block;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
+                                                 dim3(BlocksFor(tiles * kFillThreads, kFillThreads)),
+                                                 dim3(kFillThreads), args, 0, stream),
                                 "input generation launch"));
   return CudaStatus(cudaGetLastError(), "input generation launch");
 }
@@ -616,7 +706,7 @@ absl::StatusOr<uint64_t> DeviceUtilities::DifferingBytes(const void* a, const vo
 }
 
 absl::StatusOr<std::vector<GuardDamage>> DeviceUtilities::CheckGuards(
-    const std::vector<GuardRegion>& regions, uint64_t canary, cudaStream_t stream) {
+    const std::vector<GuardRegion>& regions, const SecretKey& key, cudaStream_t stream) {
   std::vector<GuardDamage> damage(regions.size());
   if (regions.empty()) return damage;
   KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel("kj_guard_check"));
@@ -637,9 +727,9 @@ absl::StatusOr<std::vector<GuardDamage>> DeviceUtilities::CheckGuards(
       cudaMemcpyAsync(base, table.data(), table_bytes, cudaMemcpyHostToDevice, stream),
       "guard check upload"));
   const void* regions_ptr = base;
-  unsigned long long c = canary;
+  std::array<uint32_t, 8> k = key.words;  // the kernel's KjKey, by value
   void* out_ptr = base + 2 * r * sizeof(uint64_t);
-  void* args[] = {&regions_ptr, &c, &out_ptr};
+  void* args[] = {&regions_ptr, k.data(), &out_ptr};
   KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
                                                  dim3(static_cast<unsigned int>(r)), dim3(256),
                                                  args, 0, stream),

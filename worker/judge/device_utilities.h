@@ -2,19 +2,19 @@
 // from a string in this module, through the cubin cache), for input generation, poisoning and
 // checksums. Inputs are generated on the GPU so host memory never holds a whole bench tensor.
 //
-// RNG: counter based. Element i of tensor t under seed s, with base = splitmix64(s ^
-// splitmix64(t)), gets for f64 and integer dtypes (in double precision)
-//   h1 = splitmix64(base + 2i), h2 = splitmix64(base + 2i + 1),
-//   u1 = ((h1 >> 11) + 1) * 2^-53 in (0, 1], u2 = (h2 >> 11) * 2^-53 in [0, 1),
-// and for f32, f16, bf16 and fp8 (in single precision, 24 bits each from one hash)
-//   h = splitmix64(base + i), u1 = ((h >> 40) + 1) * 2^-24, u2 = ((h >> 8) & 2^24 - 1) * 2^-24,
-// then
-//   normal:  a + b * sqrt(-2 ln u1) * cos(2 pi u2)      (Box-Muller; a = mean, b = std)
-//   uniform: a + (b - a) * u2                          (a = low, b = high)
+// RNG: ChaCha12 keystream (secret_key.h) under the input set's own secret key, nonce
+// KeyNonce(kInputs, t) for tensor t. Keystream block k gives, for f32, f16, bf16 and fp8
+// (single precision, 24 bits a uniform), values 16k .. 16k + 15 from its 8 word pairs
+// (w0, w1): u1 = ((w0 >> 8) + 1) * 2^-24 in (0, 1], u2 = (w1 >> 8) * 2^-24 in [0, 1);
+// for f64 and integer dtypes (double precision, 53 bits a uniform) values 8k .. 8k + 7 from
+// its 4 groups of 4 words (h1 = w1:w0, h2 = w3:w2): u1 = ((h1 >> 11) + 1) * 2^-53,
+// u2 = (h2 >> 11) * 2^-53; then the pair of values
+//   normal:  a + b * sqrt(-2 ln u1) * (cos, sin)(2 pi u2)   (Box-Muller; a = mean, b = std)
+//   uniform: a + (b - a) * (u1 - 2^-p, u2)                  (a = low, b = high; p = 24 or 53)
 // with (a, b) the tensor's init scaled by the current input scale for float dtypes
 // (ScaledInit, problem_spec.h: a stress test shape's input_scale; 1 otherwise),
 // converted to the tensor's dtype with round-to-nearest (cuda_fp16 / cuda_bf16 / cuda_fp8
-// conversions; integers round to nearest and saturate). Same (seed, tensor, index) gives the
+// conversions; integers round to nearest and saturate). Same (key, tensor, index) gives the
 // same value on any GPU and any launch configuration.
 // ApplyTransform(): the init's transform, in place after the draw (TensorSet::GenerateInputs
 // does both): softmax along the last dim (in double, max-subtracted, a fixed 256-thread
@@ -32,7 +32,7 @@
 // shared memory, then one thread per block publishes with atomics; min/max of doubles go
 // through an order-preserving 64-bit key (sign bit set: all bits flipped; else the sign bit
 // set), max|.| through the bits of the non-negative double. Waits for the stream.
-// CheckGuards(): verifies guard regions (guard_bands.h) against the job's canary in one launch
+// CheckGuards(): verifies guard regions (guard_bands.h) against the job's guard key in one launch
 // (one block per region; one upload of the (address, length) table, one small download of the
 // results): per region, the bytes that differ from the pattern and the first and last of them.
 // Waits for the stream.
@@ -51,6 +51,7 @@
 #include "worker/gpu/cuda_module.h"
 #include "worker/gpu/device_buffer.h"
 #include "worker/gpu/guard_bands.h"
+#include "worker/gpu/secret_key.h"
 
 namespace kjudge::runner {
 
@@ -68,13 +69,14 @@ struct DeviceComparison {
 
 class DeviceUtilities {
  public:
-  static std::string_view Source();
+  // The utility kernels' CUDA source, with the keystream's round count (kChaChaRounds) defined.
+  static std::string Source();
   static std::vector<std::string> KernelNames();
   // Compiles (or fetches from the cache) and loads the utility kernels.
   static absl::StatusOr<DeviceUtilities> Create(std::string_view arch, const CubinCache& cache);
 
   // Fills with `init` scaled by input_scale() (float dtypes only; see ScaledInit).
-  absl::Status FillRandom(void* ptr, DType dtype, int64_t count, uint64_t seed,
+  absl::Status FillRandom(void* ptr, DType dtype, int64_t count, const SecretKey& key,
                           uint32_t tensor_index, const InitSpec& init, cudaStream_t stream);
   // Applies an input transform (InitSpec::Transform; kNone: nothing) in place to `count`
   // elements seen as matrices of rows x cols (the last two dims; softmax rows are the last
@@ -94,7 +96,7 @@ class DeviceUtilities {
   absl::StatusOr<uint64_t> DifferingBytes(const void* a, const void* b, size_t bytes,
                                           cudaStream_t stream);
   absl::StatusOr<std::vector<GuardDamage>> CheckGuards(const std::vector<GuardRegion>& regions,
-                                                        uint64_t canary, cudaStream_t stream);
+                                                        const SecretKey& key, cudaStream_t stream);
 
  private:
   DeviceUtilities(CudaModule module, DeviceBuffer slot)
@@ -109,7 +111,7 @@ class DeviceUtilities {
 // Sets `utilities`' input scale for its lifetime, then restores the previous one: wrap each
 // TensorSet::GenerateInputs of a shape in one, e.g.
 //   InputScaleScope scale(utils, shape.input_scale);
-//   KJ_RETURN_IF_ERROR(set.GenerateInputs(utils, seed, stream));
+//   KJ_RETURN_IF_ERROR(set.GenerateInputs(utils, key, stream));
 class InputScaleScope {
  public:
   InputScaleScope(DeviceUtilities& utilities, double scale)

@@ -104,9 +104,9 @@ absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i
                       ScratchSet::Allocate(setup_.candidate_plan, setup_.spec.BindingsFor(shape),
                                            guards_, env_.device));
   // Inputs for the warm-up runs; every timed sample draws its own (PrepareSample).
-  set.input_seed = TrialSeed(seed_, kBenchStream, i * kMaxInputSets + k);
+  KJ_ASSIGN_OR_RETURN(set.input_key, DrawInputKey(Cat("bench ", i, " set ", k, " warm-up"), shape));
   KJ_RETURN_IF_ERROR(AsInternal(
-      set.tensors.GenerateInputs(*env_.utilities, set.input_seed, env_.stream),
+      set.tensors.GenerateInputs(*env_.utilities, set.input_key, env_.stream),
       "input generation"));
   if (run_.baselines_only()) return set;  // no candidate to bind it to
   KJ_RETURN_IF_ERROR(BindSet(set.id, true, i, set.tensors, set.scratch));
@@ -114,9 +114,10 @@ absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i
 }
 
 absl::Status VerdictProtocol::PrepareSample(size_t i, BenchSet& set) {
-  set.input_seed = TrialSeed(seed_, kSampleStream, samples_drawn_++);
+  KJ_ASSIGN_OR_RETURN(set.input_key, DrawInputKey(Cat("bench ", i, " sample ", samples_drawn_++),
+                                                   setup_.spec.bench_shapes[i]));
   KJ_RETURN_IF_ERROR(AsInternal(
-      set.tensors.GenerateInputs(*env_.utilities, set.input_seed, env_.stream),
+      set.tensors.GenerateInputs(*env_.utilities, set.input_key, env_.stream),
       "input generation"));
   KJ_RETURN_IF_ERROR(AsInternal(RunExpected(i, set.tensors, set.expected),
                                 "expected outputs on the bench shape"));

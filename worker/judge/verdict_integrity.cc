@@ -26,10 +26,10 @@ using namespace verdict_detail;  // the protocol's own constants and helpers
 
 absl::StatusOr<std::string> VerdictProtocol::ModifiedInputs(const Shape& shape,
                                                             const TensorSet& tensors,
-                                                            uint64_t seed) {
+                                                            const SecretKey& key) {
   // The judge's private copy: the same inputs regenerated in memory no candidate maps.
   KJ_ASSIGN_OR_RETURN(TensorSet pristine, TensorSet::AllocateInputs(setup_.spec, shape, guards_));
-  KJ_RETURN_IF_ERROR(AsInternal(pristine.GenerateInputs(*env_.utilities, seed, env_.stream),
+  KJ_RETURN_IF_ERROR(AsInternal(pristine.GenerateInputs(*env_.utilities, key, env_.stream),
                                 "input generation"));
   return tensors.InputsDifferingFrom(pristine, *env_.utilities, env_.stream);
 }
@@ -40,7 +40,7 @@ absl::StatusOr<std::string> VerdictProtocol::ModifiedInputs(const Shape& shape,
 absl::Status VerdictProtocol::CheckGuards(const std::vector<GuardedBuffer>& buffers,
                                           const std::string& when) {
   KJ_ASSIGN_OR_RETURN(std::vector<GuardDamage> damage,
-                      env_.utilities->CheckGuards(GuardRegionsOf(buffers), guards_.canary(),
+                      env_.utilities->CheckGuards(GuardRegionsOf(buffers), guards_.key(),
                                                   env_.stream));
   const std::string found = DescribeGuardDamage(buffers, damage);
   if (found.empty()) return absl::OkStatus();
@@ -52,9 +52,9 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
   // New data at the same addresses; the reference runs first (into its own buffers), then the
   // candidate with its outputs still holding its last timed results: a kernel that caches by
   // pointer or replays whatever the output holds returns stale values.
-  KJ_RETURN_IF_ERROR(AsInternal(set.tensors.GenerateInputs(
-                                    *env_.utilities, TrialSeed(seed_, kRecheckStream, i),
-                                    env_.stream),
+  KJ_ASSIGN_OR_RETURN(set.input_key, DrawInputKey(Cat("bench ", i, " re-check"), shape));
+  KJ_RETURN_IF_ERROR(AsInternal(set.tensors.GenerateInputs(*env_.utilities, set.input_key,
+                                                           env_.stream),
                                 "input generation"));
   KJ_RETURN_IF_ERROR(AsInternal(RunExpected(i, set.tensors, set.expected),
                                 "expected outputs on the bench shape"));

@@ -117,8 +117,11 @@ absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceSh
                       OracleProblem() || CrossChecksOracle()
                           ? TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device)
                           : TensorSet::Allocate(setup_.spec, shape, guards_));
-  KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, TrialSeed(seed_, kTestStream, i),
-                                            env_.stream));
+  // Test shape i's key: drawn here, used again for the candidate's run (CheckShape).
+  KJ_ASSIGN_OR_RETURN(SecretKey key, DrawInputKey(Cat("test ", i), shape));
+  if (test_keys_.size() <= i) test_keys_.resize(i + 1);
+  test_keys_[i] = key;
+  KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, key, env_.stream));
   KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
   if (OracleProblem()) {
     KJ_RETURN_IF_ERROR(RunOracleInto(shape, tensors, tensors, setup_.spec.module->precision));

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "proto/result_caps.h"
 #include "worker/gpu/runner_error.h"
 #include "worker/gpu/str_util.h"
 #include "worker/judge/result_proto.h"
@@ -39,9 +40,6 @@ v1::RunnerResult VerdictProtocol::Run() {
   const auto start = std::chrono::steady_clock::now();
   last_mark_ = start;
   seed_ = run_.seed() != 0 ? run_.seed() : FreshSeed();
-  // The canaries come from a secret of their own: a kernel that reads the guard bytes around
-  // its buffers learns nothing about the seed of its inputs.
-  guards_ = GuardPattern(FreshSeed());
   v1::JobResult* result = out_.mutable_result();
   result->set_seed(seed_);
   if (env_.gpu != nullptr) result->set_gpu(env_.gpu->info.name());
@@ -49,7 +47,7 @@ v1::RunnerResult VerdictProtocol::Run() {
     const ErrorInfo info = DescribeError(status);
     SetError(info, result);
     sticky_ = info.sticky;
-    spdlog::info("job {}: {} {}", run_.job_id(), VerdictName(info.verdict), info.message);
+    spdlog::info("job {}: {} {}", run_.job_id(), VerdictName(info.verdict), kjudge::CapText(info.message, 512));
   }
   if (process_ != nullptr) {
     CandidateOutput printed = process_->Finish();
@@ -74,7 +72,28 @@ void VerdictProtocol::Mark(const char* phase) {
   last_mark_ = now;
 }
 
+absl::StatusOr<SecretKey> VerdictProtocol::DrawInputKey(const std::string& set,
+                                                        const Shape& shape) {
+  absl::StatusOr<SecretKey> key = SecretKey::Draw();
+  KJ_RETURN_IF_ERROR(AsInternal(key.status(), "drawing an input key"));
+  v1::JobResult* result = out_.mutable_result();
+  if (result->input_keys_size() < static_cast<int>(kMaxReportedInputKeys)) {
+    v1::InputKey* reported = result->add_input_keys();
+    reported->set_set(set);
+    reported->set_shape(shape.Label());
+    reported->set_key_hex(key->Hex());
+  } else {
+    result->set_input_keys_cut(result->input_keys_cut() + 1);
+  }
+  return *key;
+}
+
 absl::Status VerdictProtocol::Execute() {
+  // The canaries come from a key of their own: a kernel that reads the guard bytes around its
+  // buffers learns nothing about its inputs, nor the guard bytes it has not read.
+  absl::StatusOr<SecretKey> guard_key = SecretKey::Draw();
+  KJ_RETURN_IF_ERROR(AsInternal(guard_key.status(), "drawing the guard key"));
+  guards_ = GuardPattern(*guard_key);
   if (run_.baselines_only()) return BaselinesOnlyJob();  // verdict_baselines.cc
   progress_(v1::STAGE_COMPILING, 0, FullJob() ? 2 : 1);
   KJ_ASSIGN_OR_RETURN(setup_, SetUpJob(run_));
@@ -205,7 +224,7 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
   if (timing.aborted) return FailTiming(shape, *std::move(failure));
   for (size_t k = 0; k < sets.size(); ++k) {
     KJ_ASSIGN_OR_RETURN(std::string modified,
-                        ModifiedInputs(shape, sets[k].tensors, sets[k].input_seed));
+                        ModifiedInputs(shape, sets[k].tensors, sets[k].input_key));
     if (!modified.empty()) {
       v1::JobResult* result = out_.mutable_result();
       result->set_verdict(v1::INPUT_MODIFIED);

@@ -186,7 +186,7 @@ class VerdictProtocol {
     TensorSet tensors;   // shared with the candidate (inputs read-only there)
     TensorSet expected;  // the judge's alone
     ScratchSet scratch;  // shared with the candidate
-    uint64_t input_seed = 0;  // of the inputs it holds now
+    SecretKey input_key;  // of the inputs it holds now
   };
   absl::StatusOr<int> InputSetsThatFit(const Shape& shape) const;
   absl::StatusOr<BenchSet> MakeBenchSet(size_t i, int k);
@@ -207,10 +207,14 @@ class VerdictProtocol {
   absl::Status FailTiming(const Shape& shape, v1::TestOutcome outcome);
 
   // Input, guard-band and after-timing checks (verdict_integrity.cc).
-  // The inputs of `tensors` against a private copy regenerated from `seed`: the names of
+  // The inputs of `tensors` against a private copy regenerated from `key`: the names of
   // those that differ byte for byte ("" when none).
   absl::StatusOr<std::string> ModifiedInputs(const Shape& shape, const TensorSet& tensors,
-                                             uint64_t seed);
+                                             const SecretKey& key);
+  // A fresh secret key for one input set (SecretKey::Draw, right before its inputs are
+  // generated), recorded for the result (JobResult.input_keys: revealed with the verdict).
+  // `set` names it in the result ("test 2", "bench 0 sample 14").
+  absl::StatusOr<SecretKey> DrawInputKey(const std::string& set, const Shape& shape);
   // RUNTIME_ERROR naming the buffer, side and bytes when a guard of `buffers` was modified.
   absl::Status CheckGuards(const std::vector<GuardedBuffer>& buffers, const std::string& when);
   absl::Status RecheckAfterTiming(size_t i, BenchSet& set);
@@ -243,8 +247,9 @@ class VerdictProtocol {
   RunnerEnv env_;
   v1::RunSpec run_;
   ProgressFn progress_;
-  uint64_t seed_ = 0;
-  GuardPattern guards_{0};  // the job's guard bands (canary: its own secret), set in Run()
+  uint64_t seed_ = 0;  // reported; no input derives from it (DrawInputKey)
+  GuardPattern guards_;  // the job's guard bands (a key of their own), set in Run()
+  std::vector<SecretKey> test_keys_;  // test shape i's inputs, drawn for its reference run
   uint64_t samples_drawn_ = 0;  // fresh inputs drawn for timed samples so far
   std::map<size_t, bool> library_oracle_ok_;  // bench shape -> the library agreed (RunExpected)
   std::string phases_;                        // Mark()

@@ -1,6 +1,5 @@
 // Helpers and constants shared by the verdict protocol's files (verdict_*.cc), not by anyone
-// else: the seed streams (each source of inputs draws from its own, so none repeats another),
-// the limits the protocol judges by, and small conversions.
+// else: the limits the protocol judges by, and small conversions.
 //
 // Contract: only verdict_protocol.cc and the verdict_*.cc files include this header.
 #pragma once
@@ -20,10 +19,9 @@
 
 namespace kjudge::runner::verdict_detail {
 
-inline constexpr uint64_t kTestStream = 1;
-inline constexpr uint64_t kBenchStream = 2;
-inline constexpr uint64_t kRecheckStream = 3;
-inline constexpr uint64_t kSampleStream = 4;  // fresh inputs of each timed sample
+// JobResult.input_keys holds at most this many keys (a result stays small); the rest are
+// counted. Above kMaxReportedSamples: every reported sample's key fits.
+inline constexpr size_t kMaxReportedInputKeys = 1100;
 inline constexpr double kMiB = 1024.0 * 1024.0;
 // Input sets rotated across timed samples. One: every sample draws fresh inputs and poisoned
 // outputs and is checked, so a second set buys nothing against caching or replay (a replayed

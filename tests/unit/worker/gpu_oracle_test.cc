@@ -166,7 +166,7 @@ v1::RunSpec ModuleRunSpec(const std::string& source) {
 
 TEST(GpuOracle, RunWritesTheJudgesSharedDeviceBuffers) {
   SKIP_WITHOUT_GPU_ORACLE();
-  const GuardPattern guards(1234);
+  const GuardPattern guards;  // any key will do: the test checks values, not guards
   const int rows = 3;
   const int cols = 37;
   const size_t bytes = rows * cols * sizeof(float);

@@ -108,6 +108,13 @@ v1::RunnerResult JudgeForOracleTest(const v1::RunSpec& spec, oracle::OracleKeepe
 
 namespace {
 
+// A fixed key for tests that need repeatable draws (the judge draws every key fresh).
+SecretKey KeyOf(uint32_t n) {
+  SecretKey key;
+  key.words = {n, 0x6b6a7564U, n ^ 0x5a5a5a5aU, 1, 2, 3, 4, 5};
+  return key;
+}
+
 v1::RunSpec WithKernel(const std::string& source, const std::string& plan) {
   v1::RunSpec spec = testing::ReluRunSpec(source, false);
   spec.set_launch_plan(plan);
@@ -122,16 +129,16 @@ TEST(GpuUtilities, GenerationIsDeterministicAndComparedByteForByte) {
   auto b = *DeviceBuffer::Allocate(n * 4, "b");
   const InitSpec normal;
   cudaStream_t s = env.stream->get();
-  ASSERT_TRUE(env.utilities->FillRandom(a.get(), DType::kF32, n, 7, 0, normal, s).ok());
-  ASSERT_TRUE(env.utilities->FillRandom(b.get(), DType::kF32, n, 7, 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(a.get(), DType::kF32, n, KeyOf(7), 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(b.get(), DType::kF32, n, KeyOf(7), 0, normal, s).ok());
   EXPECT_EQ(*env.utilities->DifferingBytes(a.get(), b.get(), a.size(), s), 0u);
   ASSERT_EQ(cudaMemset(static_cast<char*>(b.get()) + 12345, 0x5A, 1), cudaSuccess);
   EXPECT_EQ(*env.utilities->DifferingBytes(a.get(), b.get(), a.size(), s), 1u);
-  ASSERT_TRUE(env.utilities->FillRandom(b.get(), DType::kF32, n, 8, 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(b.get(), DType::kF32, n, KeyOf(8), 0, normal, s).ok());
   EXPECT_GT(*env.utilities->DifferingBytes(a.get(), b.get(), a.size(), s), uint64_t{n});
 
   std::vector<float> host(n);
-  ASSERT_TRUE(env.utilities->FillRandom(a.get(), DType::kF32, n, 7, 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(a.get(), DType::kF32, n, KeyOf(7), 0, normal, s).ok());
   ASSERT_EQ(cudaMemcpy(host.data(), a.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
   double sum = 0;
   double sq = 0;
@@ -142,6 +149,49 @@ TEST(GpuUtilities, GenerationIsDeterministicAndComparedByteForByte) {
   const double mean = sum / n;
   EXPECT_NEAR(mean, 0.0, 0.01);
   EXPECT_NEAR(std::sqrt(sq / n - mean * mean), 1.0, 0.01);
+}
+
+// The device generator is the documented function of (key, tensor, element): values computed
+// on the host from runner::ChaChaBlock (the twin of kj_chacha) match the device's, for the
+// float path (16 values a block, cos then sin of each pair) and the double path (8 a block).
+TEST(GpuUtilities, GenerationIsTheDocumentedChaChaStream) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  cudaStream_t s = env.stream->get();
+  const int64_t n = 100003;  // not a multiple of a tile
+  const SecretKey key = KeyOf(4242);
+  const uint32_t tensor = 3;
+  auto f = *DeviceBuffer::Allocate(n * 4, "f32");
+  auto d = *DeviceBuffer::Allocate(n * 8, "f64");
+  const InitSpec normal;  // N(0, 1)
+  ASSERT_TRUE(env.utilities->FillRandom(f.get(), DType::kF32, n, key, tensor, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(d.get(), DType::kF64, n, key, tensor, normal, s).ok());
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  std::vector<float> hf(n);
+  std::vector<double> hd(n);
+  ASSERT_EQ(cudaMemcpy(hf.data(), f.get(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(hd.data(), d.get(), n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  const uint64_t nonce = KeyNonce(KeyDomain::kInputs, tensor);
+  for (int64_t e : {int64_t{0}, int64_t{1}, int64_t{15}, int64_t{16}, int64_t{4095}, int64_t{4096},
+                    int64_t{77777}, n - 1}) {
+    SCOPED_TRACE(e);
+    const auto bf = ChaChaBlock(key, static_cast<uint64_t>(e / 16), nonce);
+    const size_t p = static_cast<size_t>(e % 16) / 2;
+    const double u1 = ((bf[2 * p] >> 8U) + 1.0) / 16777216.0;
+    const double u2 = (bf[2 * p + 1] >> 8U) / 16777216.0;
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    const double want_f = r * (e % 2 == 0 ? std::cos(2 * M_PI * u2) : std::sin(2 * M_PI * u2));
+    EXPECT_NEAR(hf[e], want_f, 1e-5 * (1.0 + std::fabs(want_f)));
+    const auto bd = ChaChaBlock(key, static_cast<uint64_t>(e / 8), nonce);
+    const size_t q = static_cast<size_t>(e % 8) / 2;
+    const uint64_t h1 = (uint64_t{bd[4 * q + 1]} << 32U) | bd[4 * q];
+    const uint64_t h2 = (uint64_t{bd[4 * q + 3]} << 32U) | bd[4 * q + 2];
+    const double v1 = ((h1 >> 11U) + 1.0) / 9007199254740992.0;
+    const double v2 = (h2 >> 11U) / 9007199254740992.0;
+    const double rd = std::sqrt(-2.0 * std::log(v1));
+    const double want_d = rd * (e % 2 == 0 ? std::cos(2 * M_PI * v2) : std::sin(2 * M_PI * v2));
+    EXPECT_NEAR(hd[e], want_d, 1e-12 * (1.0 + std::fabs(want_d)));
+  }
 }
 
 // Input transforms (InitSpec::Transform) after the draw: the structure holds exactly, the
@@ -160,7 +210,7 @@ TEST(GpuUtilities, InputTransformsShapeTheDraw) {
   InitSpec init;
   init.dist = InitSpec::Dist::kUniform;  // [-1, 1): both signs for "sign"
   init.a = -1.0;
-  ASSERT_TRUE(env.utilities->FillRandom(plain.get(), DType::kF32, n, 5, 2, init, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(plain.get(), DType::kF32, n, KeyOf(5), 2, init, s).ok());
   std::vector<float> p(n);
   // The runner's stream does not synchronise with cudaMemcpy's (the legacy default stream).
   ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
@@ -169,7 +219,7 @@ TEST(GpuUtilities, InputTransformsShapeTheDraw) {
   for (T t : {T::kSoftmax, T::kTril, T::kTriu, T::kSymmetric, T::kSign}) {
     SCOPED_TRACE(std::string(TransformName(t)));
     for (auto* buffer : {&x, &again}) {
-      ASSERT_TRUE(env.utilities->FillRandom(buffer->get(), DType::kF32, n, 5, 2, init, s).ok());
+      ASSERT_TRUE(env.utilities->FillRandom(buffer->get(), DType::kF32, n, KeyOf(5), 2, init, s).ok());
       ASSERT_TRUE(env.utilities->ApplyTransform(buffer->get(), DType::kF32, n, kSide, kSide, t, s)
                       .ok());
     }
@@ -214,7 +264,7 @@ TEST(GpuUtilities, InputTransformsShapeTheDraw) {
   const int64_t rows = 20000;
   const int64_t cols = 1000;
   auto big = *DeviceBuffer::Allocate(rows * cols * 2, "big");
-  ASSERT_TRUE(env.utilities->FillRandom(big.get(), DType::kF16, rows * cols, 9, 0, init, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(big.get(), DType::kF16, rows * cols, KeyOf(9), 0, init, s).ok());
   ASSERT_TRUE(env.utilities
                   ->ApplyTransform(big.get(), DType::kF16, rows * cols, 1, cols, T::kSoftmax, s)
                   .ok());
@@ -256,11 +306,11 @@ role = "out")"}}) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   Shape shape;
   shape.sizes = {{"M", 5}, {"N", 7}};
-  const GuardPattern guards(77);
+  const GuardPattern guards(KeyOf(77));
   absl::StatusOr<TensorSet> set = TensorSet::Allocate(*spec, shape, guards);
   ASSERT_TRUE(set.ok()) << set.status();
   cudaStream_t s = env.stream->get();
-  ASSERT_TRUE(set->GenerateInputs(*env.utilities, 3, s).ok());
+  ASSERT_TRUE(set->GenerateInputs(*env.utilities, KeyOf(3), s).ok());
   ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   std::vector<float> x(2 * 5 * 7);
   ASSERT_EQ(cudaMemcpy(x.data(), set->pointers().at("X"), x.size() * 4, cudaMemcpyDeviceToHost),
@@ -288,8 +338,8 @@ TEST(GpuUtilities, CompareStatisticsMatchTheHost) {
   auto ref = *DeviceBuffer::Allocate(n * 4, "ref");
   cudaStream_t s = env.stream->get();
   const InitSpec normal;
-  ASSERT_TRUE(env.utilities->FillRandom(out.get(), DType::kF32, n, 11, 0, normal, s).ok());
-  ASSERT_TRUE(env.utilities->FillRandom(ref.get(), DType::kF32, n, 12, 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(out.get(), DType::kF32, n, KeyOf(11), 0, normal, s).ok());
+  ASSERT_TRUE(env.utilities->FillRandom(ref.get(), DType::kF32, n, KeyOf(12), 0, normal, s).ok());
   // 1000 unwritten (poisoned) elements from 5000: left out of the statistics.
   ASSERT_EQ(cudaMemset(static_cast<float*>(out.get()) + 5000, 0xFF, 1000 * 4), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -832,7 +882,7 @@ TEST(GpuGuards, CheckFindsModifiedGuardBytesAndNothingElse) {
   SKIP_WITHOUT_GPU();
   Env& env = Env::Get();
   cudaStream_t s = env.stream->get();
-  const GuardPattern pattern(0x99aabbccddeeff00ULL);
+  const GuardPattern pattern(KeyOf(0x99aabbccU));
   constexpr size_t kBytes = 1001;  // odd: the after-guard starts unaligned, at byte n
   DeviceBuffer a = *DeviceBuffer::AllocateGuarded(kBytes, "a", pattern);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(a.get()) % 256, 0U);
@@ -842,7 +892,7 @@ TEST(GpuGuards, CheckFindsModifiedGuardBytesAndNothingElse) {
   // Whatever the data holds, fresh guards are intact.
   ASSERT_EQ(cudaMemset(a.get(), 0x5A, kBytes), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<GuardDamage> d = *env.utilities->CheckGuards(regions, pattern.canary(), s);
+  std::vector<GuardDamage> d = *env.utilities->CheckGuards(regions, pattern.key(), s);
   ASSERT_EQ(d.size(), 2U);
   EXPECT_EQ(d[0].modified, 0);
   EXPECT_EQ(d[1].modified, 0);
@@ -858,15 +908,15 @@ TEST(GpuGuards, CheckFindsModifiedGuardBytesAndNothingElse) {
   ASSERT_EQ(cudaMemcpy(data - 1, &before, 1, cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(data + kBytes, &after, 1, cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  d = *env.utilities->CheckGuards(regions, pattern.canary(), s);
+  d = *env.utilities->CheckGuards(regions, pattern.key(), s);
   EXPECT_EQ(d[0].modified, 1);
   EXPECT_EQ(d[0].first, static_cast<int64_t>(kGuardBytes) - 1);
   EXPECT_EQ(d[0].last, static_cast<int64_t>(kGuardBytes) - 1);
   EXPECT_EQ(d[1].modified, 1);
   EXPECT_EQ(d[1].first, 0);
   EXPECT_EQ(d[1].last, 0);
-  // Another job's canary sees (almost) every byte as modified.
-  d = *env.utilities->CheckGuards(regions, pattern.canary() + 1, s);
+  // Another job's guard key sees (almost) every byte as modified.
+  d = *env.utilities->CheckGuards(regions, KeyOf(0x99aabbcdU), s);
   EXPECT_GT(d[0].modified, 4000);
   EXPECT_GT(d[1].modified, 4000);
 }

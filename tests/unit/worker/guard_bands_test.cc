@@ -3,6 +3,7 @@
 #include "worker/gpu/guard_bands.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -10,7 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "worker/gpu/job_setup.h"
+#include "worker/gpu/secret_key.h"
 
 namespace kjudge::runner {
 namespace {
@@ -23,16 +24,23 @@ TEST(GuardBands, GuardSizeKeepsDataAlignedForVectorLoads) {
   EXPECT_GE(kGuardBytes, 256U);
 }
 
-TEST(GuardBands, PatternIsTheDocumentedHashOfCanaryAndAddress) {
-  const GuardPattern p(12345);
-  EXPECT_EQ(p.canary(), 12345U);
+SecretKey TestKey(uint32_t first) {
+  SecretKey key;
+  key.words = {first, 2, 3, 4, 5, 6, 7, 8};
+  return key;
+}
+
+TEST(GuardBands, PatternIsTheDocumentedKeystreamOfTheAddress) {
+  const GuardPattern p(TestKey(12345));
+  EXPECT_EQ(p.key(), TestKey(12345));
   const uintptr_t address = 0x7f0000001003;  // unaligned, as an after-guard may start
   const std::vector<std::byte> bytes = p.Bytes(address, kGuardBytes);
   ASSERT_EQ(bytes.size(), kGuardBytes);
-  for (size_t j : {size_t{0}, size_t{1}, size_t{4}, size_t{5}, size_t{1001}, kGuardBytes - 1}) {
+  for (size_t j : {size_t{0}, size_t{1}, size_t{4}, size_t{5}, size_t{61}, size_t{1001}, kGuardBytes - 1}) {
     const uint64_t a = address + j;
-    const uint64_t word = SplitMix64(12345 + a / 8);
-    EXPECT_EQ(static_cast<unsigned>(bytes[j]), (word >> (8 * (a % 8))) & 0xFFU) << j;
+    const std::array<uint32_t, 16> block =
+        ChaChaBlock(TestKey(12345), a / 64, KeyNonce(KeyDomain::kGuards, 0));
+    EXPECT_EQ(static_cast<unsigned>(bytes[j]), (block[(a % 64) / 4] >> (8 * (a % 4))) & 0xFFU) << j;
   }
   // A function of the address: any window of it agrees.
   const std::vector<std::byte> tail = p.Bytes(address + 100, 20);
@@ -40,15 +48,15 @@ TEST(GuardBands, PatternIsTheDocumentedHashOfCanaryAndAddress) {
 }
 
 TEST(GuardBands, PatternVariesPerJobAndPerGuard) {
-  // The canary is a secret of its own (VerdictProtocol draws it fresh), not derived from the
-  // job seed: reading guard bytes tells a kernel nothing about its inputs' seed.
+  // The guard key is a secret of its own (VerdictProtocol draws it fresh), not derived from
+  // anything an input set uses: reading guard bytes tells a kernel nothing about its inputs.
   const uintptr_t address = 0x7f0000000000;
-  const std::vector<std::byte> a = GuardPattern(0x1234567890abcdefULL).Bytes(address, kGuardBytes);
-  const std::vector<std::byte> b = GuardPattern(0x1234567890abcdeeULL).Bytes(address, kGuardBytes);
-  EXPECT_EQ(a, GuardPattern(0x1234567890abcdefULL).Bytes(address, kGuardBytes));
+  const std::vector<std::byte> a = GuardPattern(TestKey(7)).Bytes(address, kGuardBytes);
+  const std::vector<std::byte> b = GuardPattern(TestKey(6)).Bytes(address, kGuardBytes);
+  EXPECT_EQ(a, GuardPattern(TestKey(7)).Bytes(address, kGuardBytes));
   EXPECT_NE(a, b);
   // Two guards of one job differ, so copying one guard's bytes into another is still seen.
-  EXPECT_NE(a, GuardPattern(0x1234567890abcdefULL).Bytes(address + 3 * kGuardBytes, kGuardBytes));
+  EXPECT_NE(a, GuardPattern(TestKey(7)).Bytes(address + 3 * kGuardBytes, kGuardBytes));
   size_t distinct = 0;
   std::vector<bool> seen(256, false);
   for (std::byte x : a) {

@@ -55,12 +55,5 @@ TEST(JobSetup, BadSpecIsInternal) {
   EXPECT_EQ(DescribeError(SetUpJob(spec).status()).verdict, v1::INTERNAL_ERROR);
 }
 
-TEST(JobSetup, TrialSeedsDiffer) {
-  EXPECT_NE(TrialSeed(1, 1, 0), TrialSeed(1, 1, 1));
-  EXPECT_NE(TrialSeed(1, 1, 0), TrialSeed(1, 2, 0));
-  EXPECT_NE(TrialSeed(1, 1, 0), TrialSeed(2, 1, 0));
-  EXPECT_EQ(TrialSeed(7, 1, 3), TrialSeed(7, 1, 3));
-}
-
 }  // namespace
 }  // namespace kjudge::runner
