@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/result_caps.h"
 #include "worker/compiler/compile_protocol.h"
 #include "worker/compiler/log_cap.h"
 #include "worker/compiler/sandbox.h"
@@ -31,7 +32,7 @@ constexpr int kProtocolFd = 3;
 struct Flags {
   SandboxOptions sandbox;
   uint64_t log_bytes = 64 << 10;
-  uint64_t cubin_bytes = 64 << 20;
+  uint64_t cubin_bytes = kDefaultCubinMib << 20;
   uint64_t source_bytes = 8 << 20;
 };
 
@@ -138,15 +139,17 @@ ProtocolResponse Compile(const Flags& flags, const ProtocolRequest& request) {
     }
   } else {
     response.compile_ms = outcome->compile_ms;
-    CappedLog log = CapLog(std::move(outcome->log), flags.log_bytes);
+    // Only what the source decides reaches the submitter: no errno text that tells a host
+    // path's existence, no absolute include path, no unbounded line (log_cap.h).
+    const IncludeRoots roots = PublicIncludeRoots(request.include_dirs);
+    CappedLog log = CapLog(CleanCompilerText(std::move(outcome->log), roots), flags.log_bytes);
     response.log = std::move(log.log);
     response.log_bytes_cut = log.bytes_cut;
-    response.message = outcome->message;
+    response.message = kjudge::CapText(CleanCompilerText(std::move(outcome->message), roots), kMaxMessageBytes);
     if (!outcome->success && LogSaysOutOfMemory(response.log)) response.limit_hit = kLimitMemory;
     if (outcome->success && outcome->program.cubin.size() > flags.cubin_bytes) {
       response.limit_hit = kLimitCubin;
-      response.message = "cubin too large (" + std::to_string(outcome->program.cubin.size()) +
-                         " bytes; limit " + std::to_string(flags.cubin_bytes) + ")";
+      response.message = CubinLimitMessage(outcome->program.cubin.size(), flags.cubin_bytes);
     } else if (outcome->success) {
       response.success = true;
       response.cubin = std::move(outcome->program.cubin);

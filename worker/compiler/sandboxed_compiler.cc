@@ -122,12 +122,17 @@ runner::CompileOutcome LimitOutcome(std::string_view limit, uint64_t amount) {
 }  // namespace
 
 std::string LimitMessage(std::string_view limit, uint64_t amount) {
-  if (limit == kLimitMemory) return Cat("compile aborted: memory limit (", amount, " MiB) exceeded");
-  if (limit == kLimitCpu) return Cat("compile aborted: CPU time limit (", amount, " s) exceeded");
-  if (limit == kLimitTime) return Cat("compile aborted: time limit (", amount, " s) exceeded");
-  if (limit == kLimitCubin) return Cat("compile aborted: cubin size limit (", amount, " bytes) exceeded");
-  if (limit == kLimitSource) return Cat("source size limit (", amount, " bytes) exceeded");
-  return Cat("compile aborted: ", limit, " limit exceeded");
+  if (limit == kLimitMemory) return Cat("compile exceeded its ", amount, " MiB memory limit");
+  if (limit == kLimitCpu) return Cat("compile exceeded its ", amount, " s CPU limit");
+  if (limit == kLimitTime) return Cat("compile exceeded its ", amount, " s wall-clock limit");
+  if (limit == kLimitCubin) return Cat("compile exceeded its ", amount, " byte cubin limit");
+  if (limit == kLimitSource) return Cat("source exceeds the ", amount, " byte source limit");
+  return Cat("compile exceeded its ", limit, " limit");
+}
+
+std::string CubinLimitMessage(uint64_t cubin_bytes, uint64_t limit_bytes) {
+  const std::string limit = limit_bytes % (1 << 20) == 0 ? Cat(limit_bytes >> 20, " MiB") : Cat(limit_bytes, " byte");
+  return Cat("compile produced a cubin of ", cubin_bytes, " bytes, over its ", limit, " cubin limit");
 }
 
 std::vector<std::string> DefaultReadDirs() {
@@ -398,7 +403,7 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
   // Killed and reaped on every early return (~ChildProcess).
   process::ChildProcess child = std::move(spawned.child);
 
-  const auto deadline = start + std::chrono::seconds(limits.wall_seconds);
+  const auto deadline = start + std::chrono::seconds(limits.WallSeconds());
   ProtocolRequest wire;
   wire.source = request.source;
   wire.program_name = request.program_name;
@@ -433,7 +438,7 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
     runner::CompileOutcome outcome;
     const int sig = WIFSIGNALED(exit_status) ? WTERMSIG(exit_status) : 0;
     if (io == Io::kDeadline || (killed_by_us && sig == SIGKILL)) {
-      outcome = LimitOutcome(kLimitTime, static_cast<uint64_t>(limits.wall_seconds));
+      outcome = LimitOutcome(kLimitTime, static_cast<uint64_t>(limits.WallSeconds()));
     } else if (sig == SIGXCPU || (sig == SIGKILL && cpu_s >= limits.cpu_seconds)) {
       outcome = LimitOutcome(kLimitCpu, static_cast<uint64_t>(limits.cpu_seconds));
     } else if ((WIFEXITED(exit_status) && WEXITSTATUS(exit_status) == kCompilerExitOutOfMemory) ||

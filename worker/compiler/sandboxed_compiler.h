@@ -9,8 +9,8 @@
 // wait4 (peak RSS). Outcomes:
 //  * success, or a compile error with the capped log: as CompileWithNvrtc;
 //  * a limit hit (memory, CPU time, wall time, cubin size, source size): success == false,
-//    limit_hit names it and message reads e.g. "compile aborted: memory limit (2048 MiB)
-//    exceeded" -- a verdict about the submission, never an error Status (so no retry);
+//    limit_hit names it and message reads e.g. "compile exceeded its 2048 MiB memory limit"
+//    -- a verdict about the submission, never an error Status (so no retry);
 //  * an error Status (INTERNAL_ERROR via MakeRunnerError) only when the compiler cannot do its
 //    job at all: binary missing, spawn failure, sandbox unavailable, a crash not explained by a
 //    limit, a malformed response.
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "worker/compiler/compile_limits.h"
 #include "worker/gpu/nvrtc_compiler.h"
 #include "worker/process/child_process.h"
 #include "worker/process/unique_fd.h"
@@ -41,11 +42,16 @@ struct CompilerLimits {
   // heavy CUB/CuTe headers need a few hundred MiB. 2 GiB leaves a wide margin and stops a
   // template bomb within seconds.
   uint64_t memory_mib = 2048;
-  int cpu_seconds = 60;       // RLIMIT_CPU
-  int wall_seconds = 90;      // killed by the parent past this
+  int cpu_seconds = kDefaultCompileCpuSeconds;  // RLIMIT_CPU
+  // Killed by the parent past this. 0: CompileWallSeconds(cpu_seconds), as everywhere but in
+  // tests of the wall limit itself.
+  int wall_seconds = 0;
   uint64_t log_bytes = 64 << 10;
-  uint64_t cubin_bytes = 64 << 20;
+  // A cubin over this is a compile error: a 405-byte source can unroll into a 60 MB cubin.
+  uint64_t cubin_bytes = kDefaultCubinMib << 20;
   uint64_t source_bytes = 8 << 20;
+
+  int WallSeconds() const { return wall_seconds > 0 ? wall_seconds : CompileWallSeconds(cpu_seconds); }
 };
 
 struct SandboxedCompilerOptions {
@@ -138,8 +144,10 @@ absl::StatusOr<std::string> WorldReadableCopy(const std::string& dir);
 // CudaIncludeDir() and its cccl/ subdirectory (when present), as real paths.
 std::vector<std::string> DefaultReadDirs();
 
-// "compile aborted: memory limit (2048 MiB) exceeded" and the like; amount in the limit's unit
-// (MiB for memory, seconds for cpu/time, bytes for cubin/source).
+// "compile exceeded its 30 s CPU limit" and the like; amount in the limit's unit (MiB for
+// memory, seconds for cpu/time, bytes for cubin/source).
 std::string LimitMessage(std::string_view limit, uint64_t amount);
+// "compile produced a cubin of N bytes, over its 32 MiB cubin limit".
+std::string CubinLimitMessage(uint64_t cubin_bytes, uint64_t limit_bytes);
 
 }  // namespace kjudge::compiler

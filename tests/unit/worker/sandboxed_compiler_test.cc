@@ -20,6 +20,7 @@
 #include "worker/compiler/landlock.h"
 #include "worker/compiler/log_cap.h"
 #include "worker/compiler/sandboxed_compiler.h"
+#include "proto/result_caps.h"
 #include "worker/gpu/nvrtc_compiler.h"
 
 namespace kjudge::compiler {
@@ -133,6 +134,102 @@ TEST_F(SecretFiles, RelativeIncludesReadNothing) {
   fs::current_path(cwd);
 }
 
+// What the compile says about an `#include "X"` with X replaced by a placeholder: equal for
+// two paths means the answer tells nothing about which of them exists.
+std::string AnswerFor(const SandboxedCompiler& compiler, const std::string& include) {
+  absl::StatusOr<CompileOutcome> o = compiler.Compile(Request("#include " + include + "\n"));
+  if (!o.ok()) return "status: " + o.status().ToString();
+  std::string text = "success=" + std::to_string(o->success) + "\nmessage=" + o->message + "\nlog=" + o->log;
+  const std::string name = include.substr(1, include.size() - 2);
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 6)) {
+    text.replace(at, name.size(), "<X>");
+  }
+  // The caret under the name follows its length: "   ^" -> "^".
+  for (size_t caret = text.find(" ^"); caret != std::string::npos; caret = text.find(" ^")) {
+    const size_t from = text.find_last_not_of(' ', caret) + 1;
+    text.erase(from, caret + 1 - from);
+  }
+  return text;
+}
+
+// The existence oracle: missing, unreadable, a directory, /proc, /etc/passwd, traversal: one
+// answer, no errno text.
+TEST_F(SecretFiles, CannotOpenReadsTheSameWhetherAPathExistsOrNot) {
+  const fs::path unreadable = dir_ / "unreadable.h";
+  Write(unreadable, "int x;\n");
+  fs::permissions(unreadable, fs::perms::none);
+  std::string up;
+  for (int i = 0; i < 12; ++i) up += "../";
+  const SandboxedCompiler compiler(Options());
+  const std::string missing = AnswerFor(compiler, "\"" + (dir_ / "no-such-file.h").string() + "\"");
+  const std::string missing_angled = AnswerFor(compiler, "<" + (dir_ / "no-such-file.h").string() + ">");
+  EXPECT_NE(missing.find("cannot open source file \"<X>\"\n"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("message=solution.cu(1): catastrophic error: cannot open source file \"<X>\"\n"),
+            std::string::npos)
+      << missing;
+  for (const std::string& include :
+       {"\"" + unreadable.string() + "\"", "\"" + (dir_ / "secret.h").string() + "\"", "\"" + dir_.string() + "\"",
+        "\"" + (dir_ / "sub").string() + "/\"", std::string("\"/proc/self/status\""), std::string("</proc/1/status>"),
+        "\"/proc/" + std::to_string(::getpid()) + "/status\"", std::string("\"/etc/passwd\""),
+        std::string("<") + up + "etc/passwd>", std::string("\"../../../../../../etc/hostname\""),
+        std::string("\"/etc\""), std::string("\"/root/.bashrc\"")}) {
+    SCOPED_TRACE(include);
+    const std::string answer = AnswerFor(compiler, include);
+    // The echoed source line keeps the include's own brackets.
+    EXPECT_EQ(answer, include[0] == '<' ? missing_angled : missing);
+    EXPECT_EQ(answer.find("denied"), std::string::npos) << answer;
+    EXPECT_EQ(answer.find("directory"), std::string::npos) << answer;
+  }
+}
+
+// __has_include must not become the oracle the diagnostics no longer are.
+TEST_F(SecretFiles, HasIncludeSeesNoHostPath) {
+  const SandboxedCompiler compiler(Options());
+  const auto probe = [&compiler](const std::string& path) {
+    absl::StatusOr<CompileOutcome> o = compiler.Compile(Request(
+        "#if __has_include(\"" + path + "\")\n#error present\n#else\n#error absent\n#endif\n"));
+    if (!o.ok()) return o.status().ToString();
+    return o->message.substr(o->message.find("directive: ") + 11);
+  };
+  EXPECT_EQ(probe("cuda_runtime.h"), "present");  // the control: it works where it may
+  for (const std::string& path : {(dir_ / "secret.h").string(), (dir_ / "missing.h").string(), dir_.string(),
+                                  std::string("/etc/passwd"), std::string("/proc/self/status"),
+                                  std::string("/proc/1/status")}) {
+    EXPECT_EQ(probe(path), "absent") << path;
+  }
+}
+
+// No absolute host path in a message or log: the include roots read as <kjudge-include> and
+// <cuda-include>, whatever they are on this host.
+TEST(SandboxedCompiler, NoAbsoluteHostPathInMessages) {
+  const SandboxedCompiler compiler(Options());
+  ASSERT_TRUE(compiler.std_headers_status().ok()) << compiler.std_headers_status();
+  std::vector<std::string> roots = compiler.options().include_dirs;
+  roots.push_back(runner::CudaIncludeDir());
+  std::error_code ec;
+  roots.push_back(fs::canonical(runner::CudaIncludeDir(), ec).string());
+  const auto expect_clean = [&roots](const CompileOutcome& o) {
+    for (const std::string& root : roots) {
+      EXPECT_EQ(o.message.find(root), std::string::npos) << root << "\n" << o.message;
+      EXPECT_EQ(o.log.find(root), std::string::npos) << root << "\n" << o.log;
+    }
+  };
+  // A host-only header: kjudge's #error header answers, named by its place in the include root.
+  absl::StatusOr<CompileOutcome> iostream = compiler.Compile(Request("#include <iostream>\n"));
+  ASSERT_TRUE(iostream.ok()) << iostream.status();
+  EXPECT_FALSE(iostream->success);
+  expect_clean(*iostream);
+  EXPECT_EQ(iostream->message.rfind("<kjudge-include>/iostream(", 0), 0u) << iostream->message;
+  // An error inside a kjudge-provided header (and the CUDA headers it includes).
+  absl::StatusOr<CompileOutcome> inside =
+      compiler.Compile(Request("#define numeric_limits 42\n#include <limits>\n#include <cmath>\n"));
+  ASSERT_TRUE(inside.ok()) << inside.status();
+  EXPECT_FALSE(inside->success);
+  expect_clean(*inside);
+  EXPECT_NE(inside->log.find("-include>/"), std::string::npos) << inside->log.substr(0, 3000);
+  EXPECT_EQ(inside->log.find("(0): "), std::string::npos);
+}
+
 TEST(SandboxedCompiler, NormalKernelCompilesWithLoweredNames) {
   const std::string source = R"(#include <cuda_runtime.h>
 #include <cub/block/block_reduce.cuh>
@@ -207,7 +304,7 @@ TEST(SandboxedCompiler, TemplateBombHitsTheMemoryLimit) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_FALSE(o->success);
   EXPECT_EQ(o->limit_hit, "memory") << o->message << o->log.substr(0, 2000);
-  EXPECT_EQ(o->message, "compile aborted: memory limit (384 MiB) exceeded");
+  EXPECT_EQ(o->message, "compile exceeded its 384 MiB memory limit");
   EXPECT_LT(seconds, 10.0);
   EXPECT_LT(o->peak_rss_kib, 384 << 10);
   std::printf("template bomb: %.2f s to verdict, peak RSS %lld MiB\n", seconds,
@@ -222,7 +319,7 @@ TEST(SandboxedCompiler, CpuAndWallLimitsNameThemselves) {
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_FALSE(cpu->success);
   EXPECT_EQ(cpu->limit_hit, "cpu") << cpu->message;
-  EXPECT_EQ(cpu->message, "compile aborted: CPU time limit (1 s) exceeded");
+  EXPECT_EQ(cpu->message, "compile exceeded its 1 s CPU limit");
 
   options.limits.cpu_seconds = 60;
   options.limits.wall_seconds = 1;
@@ -230,7 +327,7 @@ TEST(SandboxedCompiler, CpuAndWallLimitsNameThemselves) {
   ASSERT_TRUE(wall.ok()) << wall.status();
   EXPECT_FALSE(wall->success);
   EXPECT_EQ(wall->limit_hit, "time") << wall->message;
-  EXPECT_EQ(wall->message, "compile aborted: time limit (1 s) exceeded");
+  EXPECT_EQ(wall->message, "compile exceeded its 1 s wall-clock limit");
 }
 
 // One ~220 KB line with hundreds of undefined identifiers: NVRTC echoes the whole line with
@@ -249,7 +346,47 @@ TEST(SandboxedCompiler, HugeLogIsCapped) {
   EXPECT_LE(o->log.size(), (64u << 10) + kLogCapNoteBytes);
   EXPECT_NE(o->log.find("undefined_identifier_number_0"), std::string::npos);
   EXPECT_NE(o->log.find("bytes of compiler log cut]"), std::string::npos);
-  EXPECT_LE(o->message.size(), 300000u);
+  EXPECT_LE(o->message.size(), kMaxMessageBytes + kjudge::kCapNoteBytes);
+}
+
+// A 1 MB `#error` line: NVRTC puts it in the log and the one-line message; neither may carry it.
+TEST(SandboxedCompiler, OneHugeErrorLineIsCappedInLogAndMessage) {
+  const std::string source = "#error " + std::string(1 << 20, 'E') + "\n";
+  absl::StatusOr<CompileOutcome> o = SandboxedCompiler(Options()).Compile(Request(source));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->success);
+  EXPECT_LE(o->message.size(), kMaxMessageBytes + kjudge::kCapNoteBytes) << o->message.substr(0, 200);
+  EXPECT_NE(o->message.find("#error directive: EEEE"), std::string::npos) << o->message.substr(0, 200);
+  EXPECT_NE(o->message.find(" bytes cut]"), std::string::npos);
+  // Each log line is capped on its own, so the log stays small, not just under its 64 KiB cap.
+  EXPECT_LE(o->log.size(), 4 * (kMaxLogLineBytes + kjudge::kCapNoteBytes)) << o->log.size();
+  EXPECT_GT(o->log_bytes_cut, 1000000u);
+  EXPECT_NE(o->log.find(" bytes cut]"), std::string::npos);
+}
+
+TEST(SandboxedCompiler, ALimitIsSetByItsCpuSecondsAlone) {
+  CompilerLimits limits;
+  EXPECT_EQ(limits.cpu_seconds, 30);
+  EXPECT_EQ(limits.WallSeconds(), CompileWallSeconds(30));
+  // The sandbox's wall limit sits below the worker's compile watchdog, whatever the CPU limit.
+  for (int cpu : {1, 2, 30, 600}) EXPECT_LT(CompileWallSeconds(cpu), CompileWatchdogSeconds(cpu)) << cpu;
+  EXPECT_GE(CompileWallSeconds(2), 2 * 2);  // NVRTC is one thread: wall time >= CPU time
+  EXPECT_EQ(limits.cubin_bytes, 32u << 20);
+}
+
+// A cubin over the cap is a compile error that says so (a 405-byte source can unroll into
+// tens of MB of SASS).
+TEST(SandboxedCompiler, CubinOverItsCapIsACompileError) {
+  SandboxedCompilerOptions options = Options();
+  options.limits.cubin_bytes = 4096;  // any real kernel's cubin is larger
+  absl::StatusOr<CompileOutcome> o =
+      SandboxedCompiler(options).Compile(Request("__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n", {"k"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->success);
+  EXPECT_EQ(o->limit_hit, "cubin");
+  EXPECT_TRUE(o->program.cubin.empty());
+  EXPECT_NE(o->message.find("compile produced a cubin of "), std::string::npos) << o->message;
+  EXPECT_NE(o->message.find("bytes, over its 4096 byte cubin limit"), std::string::npos) << o->message;
 }
 
 TEST(SandboxedCompiler, OversizedSourceIsALimitNotAnError) {
@@ -642,6 +779,25 @@ TEST(LogCap, KeepsTheHeadAndCountsTheCut) {
   EXPECT_EQ(capped.bytes_cut, 12u);
   CappedLog one_line = CapLog(std::string(1000, 'a'), 100);
   EXPECT_EQ(one_line.bytes_cut, 900u);
+}
+
+TEST(LogCap, LongLinesAreCutOneByOne) {
+  const std::string log = "a.cu(1): error: " + std::string(10000, 'x') + "\nshort line\n";
+  const CappedLog capped = CapLog(log, 64 << 10);
+  EXPECT_EQ(capped.bytes_cut, 10000 + 16 - kMaxLogLineBytes);
+  EXPECT_NE(capped.log.find(" ... [" + std::to_string(capped.bytes_cut) + " bytes cut]\nshort line\n"),
+            std::string::npos)
+      << capped.log.substr(kMaxLogLineBytes - 10);
+}
+
+TEST(LogCap, CleaningDropsErrnoTextAndNamesIncludeRoots) {
+  const IncludeRoots roots = {{"/opt/kj/share/std_headers", "<kjudge-include>"}, {"/usr/local/cuda/include", "<cuda-include>"}};
+  EXPECT_EQ(CleanCompilerText("x.cu(1): catastrophic error: cannot open source file \"/etc/a\": Permission denied\n  #include \"/etc/a\"\n", roots),
+            "x.cu(1): catastrophic error: cannot open source file \"/etc/a\"\n  #include \"/etc/a\"\n");
+  EXPECT_EQ(CleanCompilerText("cannot open source file \"d\"q\": is a directory", roots),
+            "cannot open source file \"d\"q\"");
+  EXPECT_EQ(CleanCompilerText("/opt/kj/share/std_headers/iostream(4): error\n/usr/local/cuda/include/cuda/std/x(1): note", roots),
+            "<kjudge-include>/iostream(4): error\n<cuda-include>/cuda/std/x(1): note");
 }
 
 }  // namespace
