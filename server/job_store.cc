@@ -453,7 +453,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
       "attempts = attempts + 1, worker_id = ?, lease_token = ?, lease_expires_unix_ms = ?, "
       "started_unix_ms = COALESCE(started_unix_ms, ?) WHERE id = ?");
   if (!update.ok()) return update.status();
-  update->Bind(1, worker_id).Bind(2, leased.lease_token).Bind(3, now + options_.lease_ms);
+  update->Bind(1, worker_id).Bind(2, leased.lease_token).Bind(3, LeaseNowMs() + options_.lease_ms);
   update->Bind(4, now).Bind(5, leased.id);
   if (absl::Status s = update->Run(); !s.ok()) return s;
   if (absl::Status s = RecordEvent(db, leased.id, now, {"leased", v1::STAGE_COMPILING, {}, {}}); !s.ok()) return s;
@@ -479,7 +479,7 @@ absl::StatusOr<bool> JobStore::Renew(const LeaseRef& lease) {
   absl::StatusOr<Statement> stmt =
       db.Prepare(Sql::Join({"UPDATE jobs SET lease_expires_unix_ms = ?5 WHERE ", kCurrentLease}));
   if (!stmt.ok()) return stmt.status();
-  const int64_t now = shared_->now_ms();
+  const int64_t now = LeaseNowMs();
   BindLease(*stmt, lease, now);
   stmt->Bind(5, now + options_.lease_ms);
   if (absl::Status s = RunWithoutFsync(db, *stmt); !s.ok()) return s;
@@ -490,7 +490,7 @@ absl::StatusOr<bool> JobStore::UpdateProgress(const LeaseRef& lease, v1::Stage s
                                               int total) {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
-  const int64_t now = shared_->now_ms();
+  const int64_t now = LeaseNowMs();
   // A new stage is a state change: its event is written in the same transaction as the
   // update. Both are soft state (see RunWithoutFsync), so the pair commits without an fsync.
   if (absl::Status s = db.Execute("PRAGMA synchronous=NORMAL"); !s.ok()) return s;
@@ -508,10 +508,10 @@ absl::StatusOr<bool> JobStore::UpdateProgressLocked(const LeaseRef& lease, v1::S
   if (!txn.ok()) return txn.status();
   absl::StatusOr<Statement> event = db.Prepare(Sql::Join({
       "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage) "
-      "SELECT id, ?4, 'stage', attempts, worker_id, ?5 FROM jobs WHERE stage != ?5 AND ", kCurrentLease}));
+      "SELECT id, ?6, 'stage', attempts, worker_id, ?5 FROM jobs WHERE stage != ?5 AND ", kCurrentLease}));
   if (!event.ok()) return event.status();
   BindLease(*event, lease, now);
-  event->Bind(5, stage);
+  event->Bind(5, stage).Bind(6, shared_->now_ms());  // the event's time is wall time, for display
   if (absl::Status s = event->Run(); !s.ok()) return s;
   absl::StatusOr<Statement> stmt = db.Prepare(Sql::Join({
       "UPDATE jobs SET stage = ?5, progress_done = ?6, progress_total = ?7, "
@@ -529,7 +529,7 @@ absl::StatusOr<bool> JobStore::IsCurrentLocked(const LeaseRef& lease) {
   absl::StatusOr<Statement> check =
       shared_->db->Prepare(Sql::Join({"SELECT 1 FROM jobs WHERE ", kCurrentLease}));
   if (!check.ok()) return check.status();
-  BindLease(*check, lease, shared_->now_ms());
+  BindLease(*check, lease, LeaseNowMs());
   return check->Step();
 }
 
@@ -646,10 +646,33 @@ absl::StatusOr<Completion> JobStore::Complete(const LeaseRef& lease, const v1::J
   return completion;
 }
 
+int64_t MonotonicWallMs() {
+  // Anchored once, at the first call: wall time then, plus the steady clock's progress since.
+  static const auto anchor_steady = std::chrono::steady_clock::now();
+  static const int64_t anchor_wall = SystemNowMs();
+  return anchor_wall + std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                              anchor_steady)
+                           .count();
+}
+
+int64_t JobStore::LeaseNowMs() const {
+  return lease_clock_ms_ ? lease_clock_ms_() : MonotonicWallMs();
+}
+
+absl::StatusOr<int64_t> JobStore::RestartLeases() {
+  std::lock_guard lock(shared_->mutex);
+  Database& db = *shared_->db;
+  absl::StatusOr<Statement> stmt = db.Prepare("UPDATE jobs SET lease_expires_unix_ms = ? WHERE state = 2");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, LeaseNowMs() + options_.lease_ms);
+  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  return db.Changes();
+}
+
 absl::StatusOr<int> JobStore::ExpireLeases() {
   std::lock_guard lock(shared_->mutex);
   Database& db = *shared_->db;
-  const int64_t now = shared_->now_ms();
+  const int64_t now = LeaseNowMs();
   absl::StatusOr<Transaction> txn = Transaction::Begin(db);
   if (!txn.ok()) return txn.status();
   absl::StatusOr<Statement> expired = db.Prepare(
@@ -708,7 +731,7 @@ absl::StatusOr<bool> JobStore::Release(const LeaseRef& lease, const std::string&
   absl::StatusOr<Statement> check =
       db.Prepare(Sql::Join({"SELECT attempts, max_attempts FROM jobs WHERE ", kCurrentLease}));
   if (!check.ok()) return check.status();
-  BindLease(*check, lease, shared_->now_ms());
+  BindLease(*check, lease, LeaseNowMs());
   absl::StatusOr<bool> held = check->Step();
   if (!held.ok()) return held.status();
   if (!*held) return false;

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,6 +47,12 @@ struct JobStoreOptions {
   int max_attempts = 3;
   int64_t lease_ms = 30000;
 };
+
+// Milliseconds that never step: the wall time at the first call plus the steady clock's
+// progress since. Close to wall time (lease expiries stored with it read as dates), but only
+// within this process: a restarted server gives every running lease a fresh period
+// (JobStore::RestartLeases).
+int64_t MonotonicWallMs();
 
 struct NewJob {
   std::string problem;
@@ -170,11 +177,19 @@ class JobStore {
   // this lease to measure; replaces any earlier request for the job. false (nothing recorded)
   // unless the lease is current.
   absl::StatusOr<bool> RequestBaselines(const LeaseRef& lease, const std::vector<v1::BaselineTiming>& wanted);
-  // Returns how many expired leases were requeued or failed.
+  // Replaces the clock leases are judged by (lease_expires_unix_ms is in it), in ms. The
+  // default, MonotonicWallMs, never steps: a step of the wall clock (shared->now_ms) neither
+  // kills a live lease nor keeps a dead one. For tests that move time by hand.
+  void SetLeaseClock(std::function<int64_t()> clock) { lease_clock_ms_ = std::move(clock); }
+  // Returns how many expired leases were requeued or failed. Judged on the lease clock, never
+  // on shared->now_ms.
   absl::StatusOr<int> ExpireLeases();
   // The holder gives a job back: requeued at once, or INTERNAL_ERROR with `reason` once its
   // attempts are used up. false when the lease was not current.
   absl::StatusOr<bool> Release(const LeaseRef& lease, const std::string& reason);
+  // At server start: every running job's lease gets a full lease period from now on the lease
+  // clock (the stored expiries are from the previous process's clock). Returns how many.
+  absl::StatusOr<int64_t> RestartLeases();
 
   // Results of finished, fully judged (not compile-only, not baselines-only, not cancelled) jobs whose tags contain every entry of
   // `tags` and whose problem starts with `problem_prefix`, oldest first, with each job's problem.
@@ -204,6 +219,7 @@ class JobStore {
   const JobStoreOptions& options() const { return options_; }
 
  private:
+  int64_t LeaseNowMs() const;
   absl::StatusOr<std::optional<v1::Job>> GetLocked(int64_t id);
   absl::Status AddQueuePositionLocked(v1::Job* job);
   // For Enqueue: the job already stored under job.idempotency_key (0: none), or ALREADY_EXISTS.
@@ -222,6 +238,7 @@ class JobStore {
 
   SharedDatabase* shared_;
   JobStoreOptions options_;
+  std::function<int64_t()> lease_clock_ms_;  // empty: MonotonicWallMs
 };
 
 // Inside the caller's transaction on `db`: hands every job leased by a worker registered with

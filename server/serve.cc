@@ -152,6 +152,12 @@ int Serve(const ServeOptions& options) {
   }
   SharedDatabase shared{std::move(*db), {}, SystemNowMs};
   JobStore jobs(&shared, JobStoreOptions{options.max_attempts, options.lease_seconds * 1000LL});
+  // Leases are judged on a clock that never steps, which this process starts: the running jobs'
+  // stored expiries are from the previous one, so each gets a full lease period from now.
+  if (absl::StatusOr<int64_t> restarted = jobs.RestartLeases(); !restarted.ok()) {
+    spdlog::error("{}", restarted.status().message());
+    return 2;
+  }
   // Jobs queued under an older catalog are routed by what their problem is now.
   absl::StatusOr<int64_t> rerouted = jobs.RouteQueuedJobs((*catalog)->PyTorchOnlyNames());
   if (!rerouted.ok()) {

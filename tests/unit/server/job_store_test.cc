@@ -42,6 +42,7 @@ class JobStoreTest : public ::testing::Test {
     shared_->db = std::move(*db);
     shared_->now_ms = [this] { return now_; };
     store_ = std::make_unique<JobStore>(shared_.get(), JobStoreOptions{2, 1000});
+    store_->SetLeaseClock([this] { return now_; });  // these tests move lease time by hand
   }
   int64_t Enqueue(bool compile_only = false, const std::string& source = "__global__ void k(){}",
                   const std::string& api_key_id = "") {
@@ -509,6 +510,7 @@ TEST_F(JobStoreTest, RevokingAWorkerKeyRequeuesItsLeasesInTheSameTransaction) {
 // without worker ids.
 TEST_F(JobStoreTest, EveryStateChangeIsOneEventInItsOwnTransaction) {
   store_ = std::make_unique<JobStore>(shared_.get(), JobStoreOptions{3, 1000});  // three leases to see
+  store_->SetLeaseClock([this] { return now_; });
   const int64_t id = Enqueue(false, "__global__ void k(){}", "kj_a");
   now_ += 10;
   std::optional<LeasedJob> first = Lease("w1");
