@@ -252,7 +252,7 @@ grpc::ServerUnaryReactor* ClientService::Evaluate(grpc::CallbackServerContext* c
     return call.get();
   }
   // The stream slot is taken before the job exists, so a refusal queues nothing.
-  if (absl::Status added = hub_.Add(caller.id, call); !added.ok()) {
+  if (absl::Status added = hub_.Add(caller.id, ViewerOf(caller), call, {}); !added.ok()) {
     state_->metrics->RpcRejected("stream_cap");
     call->Fail(ToGrpc(added));
     return call.get();

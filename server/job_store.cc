@@ -17,6 +17,7 @@
 #include "proto/proto_json.h"
 #include "proto/request_checks.h"
 #include "common/sha256.h"
+#include "server/tenant_text.h"
 
 namespace kjudge::server {
 namespace {
@@ -243,7 +244,7 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetLocked(int64_t id) {
   if (!row.ok()) return row.status();
   if (!*row) return std::optional<v1::Job>();
   v1::Job job = JobFromRow(*stmt);
-  if (absl::Status s = AddQueuePositionLocked(&job); !s.ok()) return s;
+  if (absl::Status s = AddQueuePositionLocked(&job, Viewer{"", true}); !s.ok()) return s;
   return std::optional<v1::Job>(std::move(job));
 }
 
@@ -306,13 +307,19 @@ absl::Status JobStore::TakeTurnLocked(const std::string& api_key_id) {
   return stmt->Run();
 }
 
-absl::Status JobStore::AddQueuePositionLocked(v1::Job* job) {
+absl::Status JobStore::AddQueuePositionLocked(v1::Job* job, const Viewer& viewer) {
   if (job->state() != v1::QUEUED) return absl::OkStatus();
-  absl::StatusOr<Statement> pos = shared_->db->Prepare(
-      "SELECT COUNT(*) FROM jobs WHERE state = 1 AND id <= ? AND "
-      "(compile_only = ? OR compile_only = 0)");
+  // A compile-only job waits behind every job ahead of it, a GPU job only behind GPU jobs. A
+  // submitter's count is bounded to its own queue (an index range of jobs_queue_by_key: at
+  // most its active-job cap), an admin's is the whole queue.
+  absl::StatusOr<Statement> pos =
+      viewer.admin ? shared_->db->Prepare("SELECT COUNT(*) FROM jobs WHERE state = 1 AND id <= ?1 AND "
+                                          "(compile_only = ?2 OR compile_only = 0)")
+                   : shared_->db->Prepare("SELECT COUNT(*) FROM jobs WHERE state = 1 AND api_key_id = ?3 AND "
+                                          "compile_only IN (0, ?2) AND needs_torch IN (0, 1) AND id <= ?1");
   if (!pos.ok()) return pos.status();
   pos->Bind(1, std::stoll(job->id())).Bind(2, job->compile_only() ? 1 : 0);
+  if (!viewer.admin) pos->Bind(3, viewer.key_id);
   absl::StatusOr<bool> prow = pos->Step();
   if (!prow.ok()) return prow.status();
   job->set_queue_position(pos->ColumnInt(0));
@@ -329,8 +336,8 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetFor(int64_t id, const Viewer
   if (!row.ok()) return row.status();
   if (!*row) return std::optional<v1::Job>();
   v1::Job job = JobFromRow(*stmt);
-  if (!viewer.admin) job.clear_worker();
-  if (absl::Status s = AddQueuePositionLocked(&job); !s.ok()) return s;
+  if (!viewer.admin) RedactJobForTenant(&job, viewer.key_id);
+  if (absl::Status s = AddQueuePositionLocked(&job, viewer); !s.ok()) return s;
   return std::optional<v1::Job>(std::move(job));
 }
 
@@ -371,10 +378,10 @@ absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const 
     if (!row.ok()) return row.status();
     if (!*row) break;
     jobs.push_back(JobFromRow(*stmt));
-    if (!viewer.admin) jobs.back().clear_worker();
+    if (!viewer.admin) RedactJobForTenant(&jobs.back(), viewer.key_id);
   }
   for (v1::Job& job : jobs) {
-    if (absl::Status s = AddQueuePositionLocked(&job); !s.ok()) return s;
+    if (absl::Status s = AddQueuePositionLocked(&job, viewer); !s.ok()) return s;
   }
   return jobs;
 }
@@ -396,14 +403,17 @@ absl::StatusOr<v1::Job> JobStore::Cancel(int64_t id, const Viewer& viewer) {
   }
   v1::JobResult result;
   result.set_verdict(v1::CANCELLED);
-  result.set_message(absl::StrCat("cancelled by its owner (", viewer.key_id.empty() ? "anonymous" : viewer.key_id, ")"));
+  // No key id: the owner knows its own, and an admin's is not the tenant's to see (the
+  // server's log names the key).
+  result.set_message(viewer.admin && !viewer.key_id.empty() ? "cancelled by an administrator"
+                                                            : "cancelled by its owner");
   // state 3 (done): the worker holding it, if any, no longer matches "state = 2 AND worker_id"
   // and so loses the lease on its next renew, progress report or completion.
   if (absl::Status s = FinishLocked(id, result); !s.ok()) return s;
   if (absl::Status s = txn->Commit(); !s.ok()) return s;
   absl::StatusOr<std::optional<v1::Job>> job = GetLocked(id);
   if (!job.ok()) return job.status();
-  if (!viewer.admin) (*job)->clear_worker();
+  if (!viewer.admin) RedactJobForTenant(&**job, viewer.key_id);
   return std::move(**job);
 }
 
@@ -693,7 +703,8 @@ absl::StatusOr<int> JobStore::ExpireLeases() {
                     expired->ColumnText(3)});
   }
   for (const Row& row : rows) {
-    const std::string reason = absl::StrCat("worker ", row.worker, " stopped renewing its lease");
+    // No worker id in the text: tenants read it (the event's worker_id names it for admins).
+    const std::string reason = "its worker stopped renewing its lease";
     if (absl::Status s = RequeueOrFailLocked(row.id, row.attempts, row.max_attempts, reason); !s.ok()) {
       return s;
     }
@@ -978,7 +989,7 @@ absl::StatusOr<std::vector<JobEvent>> JobStore::Events(int64_t id, const Viewer&
     if (viewer.admin) e.worker_id = stmt->ColumnText(3);
     e.stage = static_cast<v1::Stage>(stmt->ColumnInt(4));
     e.verdict = static_cast<v1::Verdict>(stmt->ColumnInt(5));
-    e.detail = stmt->ColumnText(6);
+    e.detail = viewer.admin ? stmt->ColumnText(6) : RedactForTenant(stmt->ColumnText(6), viewer.key_id);
   }
   return events;
 }
@@ -1012,6 +1023,97 @@ absl::StatusOr<JobStore::Counts> JobStore::CountByState() {
   counts.running = stmt->ColumnInt(1);
   counts.done = stmt->ColumnInt(2);
   return counts;
+}
+
+absl::StatusOr<std::vector<JobStore::Change>> JobStore::ChangesSince(int64_t after_event, int limit) {
+  std::lock_guard lock(shared_->mutex);
+  // job_events' primary key: one range seek, then one jobs seek per row for the owner.
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(
+      "SELECT e.id, e.job_id, e.event, COALESCE(j.api_key_id, '') FROM job_events e JOIN jobs j ON j.id = e.job_id "
+      "WHERE e.id > ?1 ORDER BY e.id LIMIT ?2");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, after_event).Bind(2, limit);
+  std::vector<Change> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    Change& change = out.emplace_back();
+    change.event_id = stmt->ColumnInt(0);
+    change.job_id = stmt->ColumnInt(1);
+    // Every event but a new stage of a running job may move the job in or out of the queue
+    // (queued, leased, requeued, finished: a cancelled queued job leaves it).
+    change.queue_changed = stmt->ColumnText(2) != "stage";
+    change.owner = stmt->ColumnText(3);
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> JobStore::LastEventId() {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare("SELECT COALESCE(MAX(id), 0) FROM job_events");
+  if (!stmt.ok()) return stmt.status();
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return *row ? stmt->ColumnInt(0) : 0;
+}
+
+absl::StatusOr<std::vector<int64_t>> JobStore::RunningIds() {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare("SELECT id FROM jobs WHERE state = 2");
+  if (!stmt.ok()) return stmt.status();
+  std::vector<int64_t> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back(stmt->ColumnInt(0));
+  }
+  return out;
+}
+
+namespace {
+
+// GetForUnranked's statement: kJobColumns (checked below) of one job the viewer may see.
+constexpr char kSelectVisibleJob[] =
+    "SELECT id, problem, state, stage, progress_done, progress_total, attempts, compile_only, "
+    "tags_json, worker_id, result_json, created_unix_ms, finished_unix_ms, started_unix_ms, public, "
+    "idempotency_key, baselines_only FROM jobs WHERE (?1 = 1 OR api_key_id = ?2) AND id = ?3";
+static_assert(std::string_view(kSelectVisibleJob).substr(7, sizeof(kJobColumns) - 1) == kJobColumns,
+              "kSelectVisibleJob must select kJobColumns, in order (JobFromRow reads them)");
+
+}  // namespace
+
+absl::StatusOr<std::optional<v1::Job>> JobStore::GetForUnranked(int64_t id, const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(kSelectVisibleJob);
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<v1::Job>();
+  v1::Job job = JobFromRow(*stmt);
+  if (!viewer.admin) RedactJobForTenant(&job, viewer.key_id);
+  return std::optional<v1::Job>(std::move(job));
+}
+
+absl::StatusOr<std::vector<std::pair<int64_t, bool>>> JobStore::QueuedFor(const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  // A submitter's: one range of jobs_queue_by_key (at most its active-job cap), then sorted.
+  absl::StatusOr<Statement> stmt =
+      viewer.admin ? shared_->db->Prepare("SELECT id, compile_only FROM jobs WHERE state = 1 ORDER BY id")
+                   : shared_->db->Prepare("SELECT id, compile_only FROM jobs WHERE state = 1 AND api_key_id = ?1 "
+                                          "ORDER BY id");
+  if (!stmt.ok()) return stmt.status();
+  if (!viewer.admin) stmt->Bind(1, viewer.key_id);
+  std::vector<std::pair<int64_t, bool>> out;
+  while (true) {
+    absl::StatusOr<bool> row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.emplace_back(stmt->ColumnInt(0), stmt->ColumnInt(1) != 0);
+  }
+  return out;
 }
 
 }  // namespace kjudge::server

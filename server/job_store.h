@@ -21,7 +21,9 @@
 //    Complete hands back the ones asked of the completing lease.
 //  * Tenancy: the client-side reads (GetFor, List, Cancel, FinishedResults) take a Viewer and
 //    see only that key's jobs (admins: all); a job the viewer may not see reads exactly like a
-//    job that does not exist, and only admins see worker ids.
+//    job that does not exist, and only admins see worker ids; a submitter reads no worker id
+//    or other key's id in any text either (tenant_text.h). queue_position counts only the
+//    queued jobs the viewer may see.
 //  * Every state change of a job (queued, leased, a new stage reported, requeued, finished) adds
 //    one job_events row in the transaction of the change itself, so the timeline never
 //    disagrees with the job row. Events reads them.
@@ -34,6 +36,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -208,6 +211,28 @@ class JobStore {
   // The job's timeline, oldest first; empty when `viewer` may not see the job (as GetFor).
   absl::StatusOr<std::vector<JobEvent>> Events(int64_t id, const Viewer& viewer);
 
+  // For WatchHub, which re-reads only the jobs that changed. One job_events row is written in
+  // the transaction of every state change (see the contract above), so its rows after
+  // `after_event` are every change since, but progress within a stage (running jobs only:
+  // RunningIds). Oldest first, at most `limit`.
+  struct Change {
+    int64_t event_id = 0;
+    int64_t job_id = 0;
+    std::string owner;           // the job's api_key_id ("" with auth off)
+    bool queue_changed = false;  // the job may have entered or left the queue: positions move
+  };
+  absl::StatusOr<std::vector<Change>> ChangesSince(int64_t after_event, int limit);
+  // The newest job_events row's id; 0 when there is none.
+  absl::StatusOr<int64_t> LastEventId();
+  // The ids of the running jobs (at most one per worker lease).
+  absl::StatusOr<std::vector<int64_t>> RunningIds();
+  // As GetFor, but queue_position is left 0: for callers that rank many jobs at once from
+  // QueuedFor instead of counting the queue per job.
+  absl::StatusOr<std::optional<v1::Job>> GetForUnranked(int64_t id, const Viewer& viewer);
+  // The queued jobs `viewer` may see (a submitter its own, an admin all) as (id,
+  // compile_only), oldest first: what queue_position counts.
+  absl::StatusOr<std::vector<std::pair<int64_t, bool>>> QueuedFor(const Viewer& viewer);
+
   // Queued + running jobs submitted with this key.
   absl::StatusOr<int64_t> CountActiveForKey(const std::string& api_key_id);
 
@@ -221,7 +246,9 @@ class JobStore {
  private:
   int64_t LeaseNowMs() const;
   absl::StatusOr<std::optional<v1::Job>> GetLocked(int64_t id);
-  absl::Status AddQueuePositionLocked(v1::Job* job);
+  // queue_position among the queued jobs `viewer` may see (its own; admins: all), so a
+  // position tells a tenant nothing about other tenants' load.
+  absl::Status AddQueuePositionLocked(v1::Job* job, const Viewer& viewer);
   // For Enqueue: the job already stored under job.idempotency_key (0: none), or ALREADY_EXISTS.
   absl::StatusOr<int64_t> FindRetryLocked(const NewJob& job);
   absl::Status CheckCapLocked(const NewJob& job);

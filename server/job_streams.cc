@@ -1,5 +1,7 @@
 #include "server/job_streams.h"
 
+#include <unordered_set>
+
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
 
@@ -7,10 +9,6 @@ namespace kjudge::server {
 namespace {
 
 // What a watcher has seen of a job: it is sent again only when this changes.
-absl::StatusOr<std::optional<v1::Job>> Read(ServerState* state, RoundReads* reads, int64_t id, const Viewer& viewer) {
-  return reads != nullptr ? reads->Get(id, viewer) : state->jobs->GetFor(id, viewer);
-}
-
 std::string Fingerprint(const v1::Job& job) {
   return absl::StrCat(job.state(), "/", job.stage(), "/", job.progress_done(), "/", job.progress_total(), "/",
                       job.queue_position(), "/", job.attempts());
@@ -30,38 +28,81 @@ grpc::ServerWriteReactor<v1::Job>* JobStream::Open(ServerState* state, WatchHub*
                                                    const Viewer& viewer, std::vector<int64_t> ids) {
   auto stream = std::make_shared<JobStream>(state, hub, viewer, std::move(ids));
   stream->self_ = stream;
-  if (absl::Status added = hub->Add(key_id, stream); !added.ok()) {
+  // Registered before the first read: a change after the read wakes it, one before is read.
+  if (absl::Status added = hub->Add(key_id, viewer, stream, stream->ids_); !added.ok()) {
     state->metrics->RpcRejected("stream_cap");
     std::lock_guard lock(stream->mutex_);
     stream->FinishLocked(ToGrpc(added));
     return stream.get();
   }
-  stream->Poll(nullptr);
+  RoundReads reads(state->jobs);  // its own: one ranked read of the viewer's queue for all ids
+  std::lock_guard lock(stream->mutex_);
+  stream->RefreshLocked(&reads, stream->ids_, false);
   return stream.get();
 }
 
-void JobStream::Poll(RoundReads* reads) {
+void JobStream::Wake(RoundReads* reads, const std::vector<int64_t>& changed, bool positions) {
   std::lock_guard lock(mutex_);
-  PollLocked(reads);
-}
-
-void JobStream::PollLocked(RoundReads* reads) {
   if (finished_) return;
   if (writing_) {
-    dirty_ = true;  // read again once the write in flight is done
+    // Read once the writes queued before are out (OnWriteDone), with fresh reads then.
+    dirty_.insert(changed.begin(), changed.end());
+    dirty_positions_ = dirty_positions_ || positions;
+    if (state_->events->shutting_down()) dirty_positions_ = true;  // so that OnWriteDone looks again
     return;
   }
-  for (const int64_t id : ids_) {
+  RefreshLocked(reads, changed, positions);
+}
+
+void JobStream::OfferLocked(v1::Job job) {
+  const int64_t id = std::stoll(job.id());
+  std::string now = Fingerprint(job);
+  auto seen = seen_.find(id);
+  if (seen != seen_.end() && seen->second == now) return;
+  if (job.state() == v1::DONE) ++done_;
+  seen_[id] = std::move(now);
+  if (job.state() == v1::QUEUED) {
+    queued_[id] = job;
+  } else {
+    queued_.erase(id);
+  }
+  pending_.push_back(std::move(job));
+}
+
+void JobStream::RefreshLocked(RoundReads* reads, const std::vector<int64_t>& changed, bool positions) {
+  if (finished_) return;
+  const auto is_done = [&](int64_t id) {
     auto seen = seen_.find(id);
-    if (seen != seen_.end() && seen->second.rfind(absl::StrCat(v1::DONE, "/"), 0) == 0) continue;
-    absl::StatusOr<std::optional<v1::Job>> job = Read(state_, reads, id, viewer_);
+    return seen != seen_.end() && seen->second.rfind(absl::StrCat(v1::DONE, "/"), 0) == 0;
+  };
+  std::vector<int64_t> reread;
+  for (const int64_t id : changed) {
+    if (!is_done(id)) reread.push_back(id);
+  }
+  if (positions) {
+    // Only queued jobs have positions; those that left the queue have changed too and are read.
+    const std::unordered_set<int64_t> read_anyway(changed.begin(), changed.end());
+    for (const auto& [id, job] : queued_) {
+      if (read_anyway.contains(id)) continue;
+      absl::StatusOr<int64_t> position = reads->Position(id, job.compile_only(), viewer_);
+      if (!position.ok()) return FinishLocked(ToGrpc(position.status()));
+      if (*position == job.queue_position()) continue;
+      if (*position == 0) {
+        reread.push_back(id);  // no longer queued: its change is read now rather than next round
+        continue;
+      }
+      v1::Job moved = job;
+      moved.set_queue_position(*position);
+      pending_.push_back(moved);
+      seen_[id] = Fingerprint(moved);
+      queued_[id] = std::move(moved);
+    }
+  }
+  for (const int64_t id : reread) {
+    absl::StatusOr<std::optional<v1::Job>> job = reads->Get(id, viewer_);
     if (!job.ok()) return FinishLocked(ToGrpc(job.status()));
     if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id)));
-    std::string now = Fingerprint(**job);
-    if (seen != seen_.end() && seen->second == now) continue;
-    if ((*job)->state() == v1::DONE) ++done_;
-    seen_[id] = std::move(now);
-    pending_.push_back(std::move(**job));
+    OfferLocked(**job);
   }
   if (pending_.empty() && done_ < ids_.size() && state_->events->shutting_down()) {
     return FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down; watch again"));
@@ -85,9 +126,13 @@ void JobStream::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
   writing_ = false;
   if (!ok || cancelled_) return FinishLocked(grpc::Status::CANCELLED);
-  if (pending_.empty() && dirty_) {
-    dirty_ = false;
-    return PollLocked(nullptr);
+  if (pending_.empty() && (!dirty_.empty() || dirty_positions_)) {
+    const std::vector<int64_t> changed(dirty_.begin(), dirty_.end());
+    const bool positions = dirty_positions_;
+    dirty_.clear();
+    dirty_positions_ = false;
+    RoundReads reads(state_->jobs);  // this stream's own, on gRPC's thread: its cost, no one else's
+    return RefreshLocked(&reads, changed, positions);
   }
   SendNextLocked();
 }
@@ -119,11 +164,11 @@ std::shared_ptr<EvaluateCall> EvaluateCall::Create(ServerState* state, WatchHub*
 }
 
 void EvaluateCall::Track(int64_t id) {
-  {
-    std::lock_guard lock(mutex_);
-    id_ = id;
-  }
-  Poll(nullptr);
+  hub_->Follow(this, id);  // before the first read, as JobStream::Open
+  std::lock_guard lock(mutex_);
+  id_ = id;
+  RoundReads reads(state_->jobs);
+  CheckLocked(&reads);
 }
 
 void EvaluateCall::Fail(const grpc::Status& status) {
@@ -131,10 +176,16 @@ void EvaluateCall::Fail(const grpc::Status& status) {
   FinishLocked(status);
 }
 
-void EvaluateCall::Poll(RoundReads* reads) {
+void EvaluateCall::Wake(RoundReads* reads, const std::vector<int64_t>& changed, bool /*positions*/) {
   std::lock_guard lock(mutex_);
+  // Woken with nothing changed only at shutdown; its job's position is not its answer.
+  if (changed.empty() && !state_->events->shutting_down()) return;
+  CheckLocked(reads);
+}
+
+void EvaluateCall::CheckLocked(RoundReads* reads) {
   if (finished_ || id_ == 0) return;
-  absl::StatusOr<std::optional<v1::Job>> job = Read(state_, reads, id_, viewer_);
+  absl::StatusOr<std::optional<v1::Job>> job = reads->Get(id_, viewer_);
   if (!job.ok()) return FinishLocked(ToGrpc(job.status()));
   if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id_)));
   if ((*job)->state() == v1::DONE) {

@@ -5,7 +5,10 @@
 //  * JobStream sends each watched job once at the start and again whenever what a watcher sees
 //    of it (state, stage, progress, queue position, attempts) changes, one write at a time, and
 //    finishes OK once all are DONE; NOT_FOUND for a job the viewer may not see; UNAVAILABLE
-//    when the server shuts down; CANCELLED when the client goes away.
+//    when the server shuts down; CANCELLED when the client goes away. It re-reads only the
+//    jobs the hub says changed; when only queue positions moved it re-ranks the queued jobs it
+//    last sent from the round's ranks (no database read per job). Changes that arrive while a
+//    write is in flight are gathered and read once the writes queued before them are out.
 //  * EvaluateCall finishes with the job once it is DONE; its id was already sent to the client
 //    as initial metadata by the caller, so a deadline never hides it.
 //  * Both keep themselves alive (self_) until gRPC calls OnDone, then leave the hub.
@@ -15,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,14 +40,17 @@ class JobStream final : public grpc::ServerWriteReactor<v1::Job>, public Watcher
   JobStream(ServerState* state, WatchHub* hub, Viewer viewer, std::vector<int64_t> ids)
       : state_(state), hub_(hub), viewer_(std::move(viewer)), ids_(std::move(ids)) {}
 
-  void Poll(RoundReads* reads) override;
+  void Wake(RoundReads* reads, const std::vector<int64_t>& changed, bool positions) override;
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
   void OnDone() override;
 
  private:
-  // `reads` null: read the database directly (calls from gRPC's threads, not a round).
-  void PollLocked(RoundReads* reads);
+  // Reads `changed`, re-ranks the queued jobs when `positions`, queues what differs from what
+  // was sent, and starts the next write.
+  void RefreshLocked(RoundReads* reads, const std::vector<int64_t>& changed, bool positions);
+  // Queues `job` unless the watcher has already seen it like this.
+  void OfferLocked(v1::Job job);
   void SendNextLocked();
   void FinishLocked(const grpc::Status& status);
 
@@ -54,11 +61,13 @@ class JobStream final : public grpc::ServerWriteReactor<v1::Job>, public Watcher
   // Recursive: should gRPC ever run a reaction inline inside StartWrite/Finish, it re-enters.
   std::recursive_mutex mutex_;
   std::map<int64_t, std::string> seen_;  // fingerprint last sent, per job
+  std::map<int64_t, v1::Job> queued_;    // the queued jobs as last sent: re-ranked in place
   size_t done_ = 0;
   std::deque<v1::Job> pending_;
   v1::Job current_;  // the write in flight
   bool writing_ = false;
-  bool dirty_ = false;
+  std::set<int64_t> dirty_;       // changed while writing: read once the writes are out
+  bool dirty_positions_ = false;  // likewise, queue positions
   bool cancelled_ = false;
   bool finished_ = false;
   std::shared_ptr<JobStream> self_;
@@ -71,16 +80,18 @@ class EvaluateCall final : public grpc::ServerUnaryReactor, public Watcher {
   // Created with self_ set; the caller registers it, submits, then calls Track.
   static std::shared_ptr<EvaluateCall> Create(ServerState* state, WatchHub* hub, Viewer viewer, v1::Job* response);
 
-  // From now on Poll follows job `id`.
+  // From now on the call follows job `id` (the hub wakes it when the job changes).
   void Track(int64_t id);
   void Fail(const grpc::Status& status);
 
-  void Poll(RoundReads* reads) override;
+  void Wake(RoundReads* reads, const std::vector<int64_t>& changed, bool positions) override;
   void OnCancel() override;
   void OnDone() override;
 
  private:
   void FinishLocked(const grpc::Status& status);
+  // Reads the job (through `reads`) and finishes when it is done or the server shuts down.
+  void CheckLocked(RoundReads* reads);
 
   ServerState* state_ = nullptr;
   WatchHub* hub_ = nullptr;

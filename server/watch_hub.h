@@ -5,14 +5,25 @@
 //  * Add admits a watcher only while its key has fewer than per_key and the server fewer than
 //    total open streams; otherwise RESOURCE_EXHAUSTED with a message saying which cap. Key ""
 //    (auth off: one local tenant) has only the total cap.
-//  * After every JobEvents change (and every fallback interval) the hub's thread calls Poll()
-//    on each registered watcher; Poll must not block (it reads the database and starts at most
-//    one write). Poll may race with gRPC's reactions on the same watcher: watchers lock.
-//    Rounds are paced (a pause as long as the round, up to kMaxPause) so that watchers take at
-//    most about half of the database's time from Submit and the workers.
-//  * Remove drops the hub's reference; the watcher lives on while a Poll in flight holds one.
-//  * The destructor stops the thread; watchers must be removed (their calls finished) first:
-//    JobEvents::Shutdown makes every watcher finish with UNAVAILABLE on its next Poll.
+//  * A watch costs its own tenant, not others (issue 25). After a JobEvents change (and every
+//    fallback interval) the hub's thread learns which jobs changed: the job_events rows since
+//    its last round (JobStore::ChangesSince: every state change writes one in its own
+//    transaction, whichever process made it) and the running jobs (progress within a stage).
+//    It wakes only the watchers of those job ids, each with just its changed ids, and, when a
+//    queue changed, the watchers that can see that queue (the owner's key; admins: any), whose
+//    queued jobs' positions may have moved. Nothing is re-read for a watcher whose jobs did
+//    not change, and queue positions come from one ranked read of a visible queue per round
+//    (RoundReads::Position), never a COUNT per job. So one tenant watching thousands of
+//    queued jobs adds nothing to another tenant's "job done" but a few map lookups.
+//  * Wake must not block (it reads the database and starts at most one write). It may race
+//    with gRPC's reactions on the same watcher: watchers lock. Watchers with changed jobs are
+//    woken before those whose positions alone moved. Rounds are paced (a pause as long as the
+//    round, up to kMaxPause) so that watchers take at most about half of the database's time
+//    from Submit and the workers.
+//  * While JobEvents is shutting down every round wakes every watcher (with nothing changed):
+//    each finishes with UNAVAILABLE unless its jobs are all done.
+//  * Remove drops the hub's reference; the watcher lives on while a Wake in flight holds one.
+//  * The destructor stops the thread; watchers must be removed (their calls finished) first.
 #pragma once
 
 #include <map>
@@ -21,6 +32,10 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "server/job_events.h"
@@ -28,24 +43,41 @@
 
 namespace kjudge::server {
 
-// The reads of one notifier round: many streams watching the same job (as the same viewer)
-// cost one database read per round, not one each.
+// The reads of one notifier round (or of one stream catching up on its own): many streams
+// watching the same job (as the same viewer) cost one database read, and each queue a viewer
+// can see is ranked at most once.
 class RoundReads {
  public:
   explicit RoundReads(JobStore* jobs) : jobs_(jobs) {}
+  // The job as `viewer` may see it (GetFor's answer), queue_position from Position.
   absl::StatusOr<std::optional<v1::Job>> Get(int64_t id, const Viewer& viewer);
+  // 1-based position of queued job `id` among the queued jobs `viewer` may see (a compile-only
+  // job counts every job ahead of it, a GPU job the GPU jobs); 0 when it is not queued.
+  absl::StatusOr<int64_t> Position(int64_t id, bool compile_only, const Viewer& viewer);
 
  private:
+  struct Rank {
+    int64_t all = 0;  // queued jobs up to this one
+    int64_t gpu = 0;  // queued GPU (not compile-only) jobs up to this one
+  };
+  using Ranks = std::unordered_map<int64_t, Rank>;
+  // The ranks of the queue `viewer` may see, read once (re-read once more when `id` is missing:
+  // it may have been queued since).
+  absl::StatusOr<const Ranks*> RanksFor(const Viewer& viewer, int64_t id);
+
   JobStore* jobs_;
   std::map<std::tuple<int64_t, std::string, bool>, absl::StatusOr<std::optional<v1::Job>>> done_;
+  // By scope: (true, "") for admins, (false, key id) for a submitter's own queue.
+  std::map<std::pair<bool, std::string>, std::pair<Ranks, bool /*re-read once*/>> ranks_;
 };
 
 class Watcher {
  public:
   virtual ~Watcher() = default;
-  // Re-reads the watched jobs (through `reads`) and sends what changed; finishes the call
-  // when done.
-  virtual void Poll(RoundReads* reads) = 0;
+  // `changed`: the ids it watches that changed (read them through `reads`); `positions`: the
+  // queue it can see changed, so its queued jobs' positions may have moved. Sends what changed
+  // for the viewer; finishes the call when done or when the server shuts down.
+  virtual void Wake(RoundReads* reads, const std::vector<int64_t>& changed, bool positions) = 0;
 };
 
 struct StreamCaps {
@@ -60,22 +92,40 @@ class WatchHub {
   WatchHub(const WatchHub&) = delete;
   WatchHub& operator=(const WatchHub&) = delete;
 
-  absl::Status Add(const std::string& key_id, std::shared_ptr<Watcher> watcher);
+  // Registers `watcher` of `ids` for `viewer` (key_id: whose caps it counts against).
+  absl::Status Add(const std::string& key_id, const Viewer& viewer, std::shared_ptr<Watcher> watcher,
+                   const std::vector<int64_t>& ids);
+  // `watcher` (already added) watches `id` too: Evaluate's job exists only after Add.
+  void Follow(const Watcher* watcher, int64_t id);
   void Remove(const Watcher* watcher);
   size_t size() const;
 
  private:
-  void Run();
-
   struct Entry {
     std::string key_id;
+    Viewer viewer;
     std::shared_ptr<Watcher> watcher;
+    std::vector<int64_t> ids;
   };
+  struct Wakeup {
+    std::shared_ptr<Watcher> watcher;
+    std::vector<int64_t> changed;
+    bool positions = false;
+  };
+  void Run();
+  // One round: reads what changed since `*last_event` and wakes whom it concerns.
+  void Round(int64_t* last_event);
+  void FollowLocked(const Watcher* watcher, int64_t id);
+
   JobEvents* events_;
   JobStore* jobs_;
   StreamCaps caps_;
   mutable std::mutex mutex_;
-  std::map<const Watcher*, Entry> watchers_;
+  std::unordered_map<const Watcher*, Entry> watchers_;
+  std::unordered_map<int64_t, std::unordered_set<const Watcher*>> by_job_;
+  // Who sees a queue: submitters by key id, and the admins (every queue).
+  std::unordered_map<std::string, std::unordered_set<const Watcher*>> by_viewer_key_;
+  std::unordered_set<const Watcher*> admins_;
   std::map<std::string, int> per_key_;
   bool stop_ = false;
   std::thread thread_;

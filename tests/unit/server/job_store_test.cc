@@ -547,7 +547,7 @@ TEST_F(JobStoreTest, EveryStateChangeIsOneEventInItsOwnTransaction) {
                       "finished a3 w1 STAGE_DONE WRONG_ANSWER"}));
   ASSERT_EQ(events->size(), 9U);
   EXPECT_EQ((*events)[0].at_unix_ms, 1'000'000);
-  EXPECT_EQ((*events)[3].detail, "worker w1 stopped renewing its lease");
+  EXPECT_EQ((*events)[3].detail, "its worker stopped renewing its lease");  // no worker id: tenants read it
   EXPECT_EQ((*events)[3].at_unix_ms, 1'005'020);
   EXPECT_EQ((*events)[6].detail, "GPU fell off the bus");
   EXPECT_EQ((*events)[8].detail, "output[3] differs");
