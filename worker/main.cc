@@ -23,6 +23,7 @@
 
 #include "CLI/CLI.hpp"
 #include "common/log.h"
+#include "worker/compiler/compile_limits.h"
 #include "worker/worker_loop.h"
 
 namespace {
@@ -122,7 +123,10 @@ int main(int argc, char** argv) {
   int device = 0;
   bool compile_only = false;
   std::string compile_ahead = "auto";
-  double compile_s = 60, stall_s = 20, job_s = 600;
+  double compile_s = 0, stall_s = 20, job_s = 600;  // compile_s 0: CompileWatchdogSeconds(cpu)
+  int compile_cpu_s = kjudge::compiler::kDefaultCompileCpuSeconds;
+  uint64_t cubin_max_mib = kjudge::compiler::kDefaultCubinMib;
+  uint64_t cache_max_mib = 2048;
   int time_budget_ms = 2000;
   bool no_torch_compile = false;
   bool oracle_cross_check = false;
@@ -158,7 +162,20 @@ int main(int argc, char** argv) {
                  "on, off")
       ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--name", options.name, "name shown on the dashboard (default host:gpuN)");
-  app.add_option("--compile-timeout", compile_s, "seconds a compilation may take")->capture_default_str();
+  app.add_option("--compile-cpu-seconds", compile_cpu_s,
+                 "CPU seconds one compile may take: THE compile limit. The compiler's wall-clock "
+                 "limit is twice it plus 5 s and the compile watchdog 20 s more, so a compile bomb "
+                 "ends as a COMPILE_ERROR naming the limit it hit")
+      ->capture_default_str()->check(CLI::Range(1, 3600));
+  app.add_option("--compile-timeout", compile_s,
+                 "seconds a compiling runner may stay silent before it is killed (TIMEOUT); "
+                 "default: the compiler's wall-clock limit + 20 s. Set it lower only to test the "
+                 "watchdog: the compiler's own limits then no longer fire first");
+  app.add_option("--cubin-max-mib", cubin_max_mib, "the largest cubin a compile may produce (MiB)")
+      ->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--cache-max-mib", cache_max_mib,
+                 "total size of the cubin cache (MiB; least recently used entries removed past it)")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
   app.add_option("--stall-timeout", stall_s, "seconds without progress before a kernel counts as hung")
       ->capture_default_str();
   app.add_option("--job-timeout", job_s, "seconds a whole job may take")->capture_default_str();
@@ -218,8 +235,13 @@ int main(int argc, char** argv) {
     spdlog::error("cannot create the cubin cache directory '{}': {}", cache_dir, error.message());
     return 2;
   }
+  // The compile limits go to every runner alike (the judge and the compile-ahead one).
+  const std::vector<std::string> compile_args = {"--compile-cpu-seconds", std::to_string(compile_cpu_s),
+                                                 "--cubin-max-mib", std::to_string(cubin_max_mib),
+                                                 "--cache-max-mib", std::to_string(cache_max_mib)};
   std::vector<std::string> runner_args = {"--device", std::to_string(device), "--cache-dir", cache_dir,
                                           "--time-budget-ms", std::to_string(time_budget_ms)};
+  runner_args.insert(runner_args.end(), compile_args.begin(), compile_args.end());
   if (compile_only) runner_args.push_back("--compile-only");
   if (no_torch_compile) runner_args.push_back("--no-torch-compile");
   if (compile_children != 1) {
@@ -241,6 +263,12 @@ int main(int argc, char** argv) {
   }
   using ms = std::chrono::milliseconds;
   kjudge::worker::WatchdogLimits limits;
+  if (compile_s <= 0) compile_s = kjudge::compiler::CompileWatchdogSeconds(compile_cpu_s);
+  if (compile_s <= kjudge::compiler::CompileWallSeconds(compile_cpu_s)) {
+    spdlog::warn("--compile-timeout {} s is not above the compiler's {} s wall-clock limit: a slow compile "
+                 "ends as a TIMEOUT of the runner, not as a COMPILE_ERROR naming its limit",
+                 compile_s, kjudge::compiler::CompileWallSeconds(compile_cpu_s));
+  }
   limits.compile = ms(static_cast<int64_t>(compile_s * 1000));
   limits.stall = ms(static_cast<int64_t>(stall_s * 1000));
   limits.job = ms(static_cast<int64_t>(job_s * 1000));
@@ -256,6 +284,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<kjudge::worker::RunnerSupervisor> ahead;
   if (compile_ahead == "on" || (compile_ahead == "auto" && !supervisor.gpu().compile_only())) {
     std::vector<std::string> ahead_args = {"--compile-only", "--arch", supervisor.gpu().arch(), "--cache-dir", cache_dir};
+    ahead_args.insert(ahead_args.end(), compile_args.begin(), compile_args.end());
     ahead = std::make_unique<kjudge::worker::RunnerSupervisor>(runner, ahead_args, limits);
     if (absl::StatusOr<kjudge::v1::GpuInfo> info = ahead->Start(); !info.ok()) {
       spdlog::warn("no compile-ahead runner ({}): jobs compile on the judge only", info.status().message());

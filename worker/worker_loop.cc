@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "worker/lease_keeper.h"
+#include "proto/result_caps.h"
 
 namespace kjudge::worker {
 namespace {
@@ -252,7 +253,7 @@ bool WorkerLoop::ServeOne(const std::atomic<int>& stop_requests, bool prefetch_n
     spdlog::warn("job {}: handed back: {}", spec.job_id(), outcome.reason);
   } else {
     spdlog::info("job {}: {} {}", spec.job_id(), v1::Verdict_Name(outcome.result.result().verdict()),
-                 outcome.result.result().message());
+                 kjudge::CapText(outcome.result.result().message(), 512));
   }
   Complete(spec.job_id(), job->lease.lease_token(), outcome, stop_requests);
   return true;

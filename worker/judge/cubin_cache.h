@@ -11,8 +11,15 @@
 // optimisation). Safe across processes (atomic rename); not thread-safe within one.
 // CompileCached's options part of the key includes the compiler's include dirs (kjudge's
 // std_headers) and the digest of their content (SandboxedCompiler::include_digest()).
+//
+// Bounded: the entries' total size stays within max_bytes. A hit marks its entry used (the
+// JSON's mtime); each Store() then removes least recently used entries (oldest mtime first,
+// never the one just stored) until the total is within the bound; an entry larger than the
+// bound is not stored. Private: the directory is made 0700 and every file 0600, whatever the
+// umask (cubins of other tenants' submissions live there).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,9 +31,12 @@
 
 namespace kjudge::runner {
 
+inline constexpr uint64_t kDefaultCubinCacheMib = 2048;
+
 class CubinCache {
  public:
-  explicit CubinCache(std::string dir);  // creates the directory when missing; "" = disabled
+  // Creates the directory when missing (0700; an existing one is chmod 0700); "" = disabled.
+  explicit CubinCache(std::string dir, uint64_t max_bytes = kDefaultCubinCacheMib << 20);
 
   static std::string Key(std::string_view source, const std::vector<std::string>& options,
                          std::string_view arch, std::string_view nvrtc_version,
@@ -35,6 +45,9 @@ class CubinCache {
   std::optional<CompiledProgram> Lookup(const std::string& key) const;
   void Store(const std::string& key, const CompiledProgram& program) const;
   bool enabled() const { return !dir_.empty(); }
+  uint64_t max_bytes() const { return max_bytes_; }
+  // The entries' total size in bytes (a directory scan).
+  uint64_t TotalBytes() const;
 
   // The sandboxed compiler CompileCached() uses on a miss (its binary, limits, read dirs);
   // unset: DefaultSandboxedCompiler().
@@ -44,7 +57,11 @@ class CubinCache {
   const compiler::SandboxedCompiler& sandboxed_compiler() const;
 
  private:
+  // Removes least recently used entries (never `keep`) until the total is within max_bytes_.
+  void Evict(const std::string& keep) const;
+
   std::string dir_;
+  uint64_t max_bytes_;
   std::shared_ptr<const compiler::SandboxedCompiler> compiler_;
 };
 

@@ -36,6 +36,7 @@
 #include "worker/gpu/str_util.h"
 #include "worker/gpu/timing.h"
 #include "worker/judge/verdict_protocol.h"
+#include "proto/result_caps.h"
 #include "worker/oracle_client/oracle_process.h"
 
 namespace kjudge::runner {
@@ -170,6 +171,11 @@ struct ServeOptions {
   bool oracle_cross_check = false;  // compare the oracle with reference.cu where both exist
   std::string oracle_python;  // "": python3 on PATH
   int64_t oracle_timeout_ms = 120000;
+  // The compile limits (worker/compiler/compile_limits.h): CPU seconds (the wall limit
+  // follows), the largest cubin, and the cubin cache's total size.
+  int compile_cpu_seconds = compiler::kDefaultCompileCpuSeconds;
+  uint64_t cubin_max_mib = compiler::kDefaultCubinMib;
+  uint64_t cache_max_mib = kDefaultCubinCacheMib;
 };
 
 // The PyTorch oracle (worker/oracle_client/): spawned before the GPU is measured so torch's
@@ -216,7 +222,13 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
   }
   MessageWriter writer(*out);
   GpuContext gpu = DetectGpu(options);
-  const CubinCache cache(options.cache_dir);
+  CubinCache cache(options.cache_dir, serve.cache_max_mib << 20);
+  {
+    compiler::SandboxedCompilerOptions compiler_options;
+    compiler_options.limits.cpu_seconds = serve.compile_cpu_seconds;
+    compiler_options.limits.cubin_bytes = serve.cubin_max_mib << 20;
+    cache.UseCompiler(std::make_shared<const compiler::SandboxedCompiler>(std::move(compiler_options)));
+  }
   GpuResources res;
   oracle::OracleOptions oracle_options;
   oracle_options.python = serve.oracle_python;
@@ -304,6 +316,8 @@ int Serve(const RunnerOptions& options, const ServeOptions& serve) {
     v1::RunnerMessage message;
     *message.mutable_result() = protocol.Run();
     message.mutable_result()->set_runner_exits(protocol.sticky());
+    // Every client-visible text bounded before it leaves the judge (the server caps again).
+    CapResultText(message.mutable_result()->mutable_result());
     if (!writer.Write(message).ok()) return 1;
     if (protocol.sticky()) {
       spdlog::error("sticky CUDA error: exiting with status {}", kStickyExitCode);
@@ -338,6 +352,20 @@ int main(int argc, char** argv) {
                  "descriptor for the worker protocol (both directions); default stdin/stdout");
   app.add_option("--candidate", serve.candidate,
                  "the kjudge-candidate binary (default: beside this one)");
+  app.add_option("--compile-cpu-seconds", serve.compile_cpu_seconds,
+                 "CPU seconds one compile may take; its wall-clock limit is twice that plus 5 s. "
+                 "A compile past either is a COMPILE_ERROR naming the limit")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--cubin-max-mib", serve.cubin_max_mib,
+                 "the largest cubin a compile may produce (MiB; larger is a COMPILE_ERROR)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--cache-max-mib", serve.cache_max_mib,
+                 "total size of the cubin cache (MiB); the least recently used entries are "
+                 "removed past it")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--candidate-timeout-ms", serve.candidate_timeout_ms,
                  "how long one request to a candidate process may take before its kernels "
                  "count as hung (TIMEOUT; the candidate is killed, the runner stays)")

@@ -1,5 +1,6 @@
 #include "worker/judge/cubin_cache.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -174,6 +175,75 @@ TEST_F(CubinCacheTest, KeyFollowsTheStdHeadersContent) {
   ASSERT_TRUE(edited->success) << edited->log;
   EXPECT_FALSE(edited->cache_hit);
   EXPECT_NE(edited->program.cubin, first->program.cubin);  // the header did change the code
+}
+
+// An entry of about `bytes` bytes (its cubin), distinct per key.
+CompiledProgram ProgramOfSize(size_t bytes, char fill) {
+  CompiledProgram p;
+  p.cubin = std::string(bytes, fill);
+  p.lowered_names = {{"k", "k"}};
+  return p;
+}
+
+// The cache stays within its bound, removing the least recently USED entry first: a hit
+// counts as a use, so an old but popular entry survives a newer unused one.
+TEST_F(CubinCacheTest, TotalSizeIsBoundedLeastRecentlyUsedFirst) {
+  CubinCache cache(dir_.string(), 250000);  // room for two 100 kB entries, not three
+  const std::string a = CubinCache::Key("a", {}, "sm_90a", "13.0", {"k"});
+  const std::string b = CubinCache::Key("b", {}, "sm_90a", "13.0", {"k"});
+  const std::string c = CubinCache::Key("c", {}, "sm_90a", "13.0", {"k"});
+  cache.Store(a, ProgramOfSize(100000, 'a'));
+  cache.Store(b, ProgramOfSize(100000, 'b'));
+  ASSERT_TRUE(cache.Lookup(a).has_value());  // a is now used more recently than b
+  cache.Store(c, ProgramOfSize(100000, 'c'));
+  EXPECT_TRUE(cache.Lookup(a).has_value());
+  EXPECT_FALSE(cache.Lookup(b).has_value());
+  EXPECT_TRUE(cache.Lookup(c).has_value());
+  EXPECT_LE(cache.TotalBytes(), 250000u);
+  EXPECT_FALSE(fs::exists(dir_ / (b + ".cubin")));
+  EXPECT_FALSE(fs::exists(dir_ / (b + ".json")));
+  // Many new entries (each new comment in a source makes one): the total never passes the bound.
+  for (int i = 0; i < 20; ++i) {
+    cache.Store(CubinCache::Key("src // comment " + std::to_string(i), {}, "sm_90a", "13.0", {"k"}),
+                ProgramOfSize(60000, static_cast<char>('0' + i)));
+    EXPECT_LE(cache.TotalBytes(), 250000u) << i;
+  }
+}
+
+TEST_F(CubinCacheTest, AnEntryLargerThanTheBoundIsNotStored) {
+  CubinCache cache(dir_.string(), 50000);
+  const std::string key = CubinCache::Key("big", {}, "sm_90a", "13.0", {"k"});
+  cache.Store(key, ProgramOfSize(60000, 'x'));
+  EXPECT_FALSE(cache.Lookup(key).has_value());
+  EXPECT_EQ(cache.TotalBytes(), 0u);
+}
+
+// Cubins of other tenants' submissions: the directory 0700 and every file 0600, whatever the
+// umask and even when the directory was there before with looser modes.
+TEST_F(CubinCacheTest, FilesArePrivateWhateverTheUmask) {
+  const mode_t old_umask = ::umask(0);
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms::all);  // 0777, as a careless earlier start might leave it
+  {
+    CubinCache cache(dir_.string());
+    const std::string key = CubinCache::Key("src", {}, "sm_90a", "13.0", {"k"});
+    cache.Store(key, Program());
+    ASSERT_TRUE(cache.Lookup(key).has_value());
+  }
+  ::umask(old_umask);
+  EXPECT_EQ(fs::status(dir_).permissions(), fs::perms::owner_all);
+  size_t files = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_)) {
+    ++files;
+    EXPECT_EQ(entry.status().permissions(), fs::perms::owner_read | fs::perms::owner_write) << entry.path();
+  }
+  EXPECT_EQ(files, 2u);
+  // A fresh directory, created under umask 0, is 0700 too.
+  const fs::path fresh = dir_ / "fresh";
+  ::umask(0);
+  { CubinCache cache(fresh.string()); }
+  ::umask(old_umask);
+  EXPECT_EQ(fs::status(fresh).permissions(), fs::perms::owner_all);
 }
 
 }  // namespace
