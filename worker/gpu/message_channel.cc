@@ -75,6 +75,16 @@ absl::Status MessageChannel::Send(const google::protobuf::MessageLite& message,
   return absl::OkStatus();
 }
 
+absl::Status MessageChannel::WaitReadable(Clock::time_point deadline) const {
+  for (;;) {
+    pollfd p{socket_.get(), POLLIN, 0};
+    const int ready = poll(&p, 1, MsUntil(deadline));
+    if (ready < 0 && errno != EINTR) return Errno("poll");
+    if (ready > 0) return absl::OkStatus();  // data, or a hang-up Receive() will report
+    if (Clock::now() >= deadline) return absl::DeadlineExceededError("no message in time");
+  }
+}
+
 absl::Status MessageChannel::ReadExactly(char* data, size_t n, Clock::time_point deadline,
                                          std::vector<ScopedFd>* fds, size_t& received_fds) {
   size_t got = 0;

@@ -46,6 +46,10 @@ class MessageChannel {
   // Parses the next frame into `message`; the descriptors that came with it go to `fds`.
   absl::Status Receive(google::protobuf::MessageLite* message, Clock::time_point deadline,
                        std::vector<ScopedFd>* fds = nullptr);
+  // Waits until a frame has started to arrive (or the peer closed) without reading it: OK then,
+  // DeadlineExceeded at `deadline`. Lets a caller do other work (a heartbeat) while it waits,
+  // since a Receive() cut by its deadline may have consumed part of a frame.
+  absl::Status WaitReadable(Clock::time_point deadline) const;
   int fd() const { return socket_.get(); }
 
  private:

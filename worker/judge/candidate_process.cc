@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -151,7 +152,13 @@ absl::StatusOr<v1::CandidateReply> CandidateProcess::Call(const v1::CandidateReq
   if (reaped_) return Died(what);
   if (!channel_.Send(request, fds).ok()) return Died(what);
   v1::CandidateReply reply;
-  absl::Status s = channel_.Receive(&reply, Clock::now() + timeout_);
+  const Clock::time_point deadline = Clock::now() + timeout_;
+  absl::Status s = channel_.WaitReadable(std::min(deadline, Clock::now() + kHeartbeatEvery));
+  while (absl::IsDeadlineExceeded(s) && Clock::now() < deadline) {
+    if (heartbeat_) heartbeat_();
+    s = channel_.WaitReadable(std::min(deadline, Clock::now() + kHeartbeatEvery));
+  }
+  if (s.ok()) s = channel_.Receive(&reply, deadline);
   if (absl::IsDeadlineExceeded(s)) {
     child_.Kill();
     Reap(std::chrono::milliseconds(5000));

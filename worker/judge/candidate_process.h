@@ -15,7 +15,10 @@
 //    that carries a verdict becomes that verdict's error Status (message and CUDA error kept;
 //    never sticky for the judge: only the candidate's own context is lost). No reply in time
 //    is TIMEOUT (the child is killed, which ends its kernels); a child that dies is
-//    RUNTIME_ERROR saying how it ended.
+//    RUNTIME_ERROR saying how it ended. While a call waits, the heartbeat (SetHeartbeat) runs
+//    every kHeartbeatEvery: the judge keeps reporting progress while a slow kernel runs, so
+//    the worker's stall watchdog never ends the judge for a candidate's slowness; only the
+//    candidate is killed, at the request timeout.
 //  * Finish() closes the channel and returns what the child printed once its output pipe
 //    closes (the child leaves at once when the channel closes; killed after a second if not).
 //    The child is reaped in the background: its CUDA context's teardown by the driver costs the
@@ -26,6 +29,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,6 +62,8 @@ struct BindBuffer {
 class CandidateProcess {
  public:
   using Clock = std::chrono::steady_clock;
+  // Well under the worker's --stall-timeout (20 s by default).
+  static constexpr std::chrono::milliseconds kHeartbeatEvery{2000};
 
   static absl::StatusOr<std::unique_ptr<CandidateProcess>> Spawn(const std::string& path,
                                                                  int device,
@@ -76,6 +82,8 @@ class CandidateProcess {
   absl::StatusOr<RawSample> Sample(int set);
   absl::Status Release(int set);
   CandidateOutput Finish();
+  // Called every kHeartbeatEvery while a call waits for the child's reply (none by default).
+  void SetHeartbeat(std::function<void()> beat) { heartbeat_ = std::move(beat); }
   pid_t pid() const { return pid_; }
   // The child's own start-up, from its ready reply (0 before AwaitReady succeeded).
   double init_ms() const { return init_ms_; }
@@ -94,6 +102,7 @@ class CandidateProcess {
   pid_t pid_;  // kept after the child is reaped
   MessageChannel channel_;
   std::chrono::milliseconds timeout_;
+  std::function<void()> heartbeat_;
   bool opened_ = false;
   double init_ms_ = 0.0;
   double context_ms_ = 0.0;

@@ -146,6 +146,7 @@ absl::Status VerdictProtocol::LoadCandidate() {
     return MakeRunnerError(v1::INTERNAL_ERROR, "no candidate processes on this runner");
   }
   KJ_ASSIGN_OR_RETURN(process_, env_.candidates->Take());
+  TakeCandidateHeartbeat();
   Mark("candidate ready");
   Append(&phases_, " (its cuInit ", static_cast<int64_t>(process_->init_ms()), ", context ",
          static_cast<int64_t>(process_->context_ms()), ")");

@@ -30,7 +30,19 @@ uint64_t FreshSeed() {
 }  // namespace
 
 VerdictProtocol::VerdictProtocol(RunnerEnv env, v1::RunSpec run, ProgressFn progress)
-    : env_(std::move(env)), run_(std::move(run)), progress_(std::move(progress)) {}
+    : env_(std::move(env)), run_(std::move(run)) {
+  // Every report is remembered, so a heartbeat can repeat the last one (Heartbeat()).
+  progress_ = [this, report = std::move(progress)](v1::Stage stage, int done, int total) {
+    last_progress_ = {stage, done, total};
+    report(stage, done, total);
+  };
+}
+
+void VerdictProtocol::TakeCandidateHeartbeat() {
+  process_->SetHeartbeat([this] {
+    progress_(last_progress_.stage, last_progress_.done, last_progress_.total);
+  });
+}
 
 bool VerdictProtocol::FullJob() const {
   return !run_.compile_only() && env_.gpu != nullptr && env_.gpu->has_gpu;

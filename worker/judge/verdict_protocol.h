@@ -246,7 +246,14 @@ class VerdictProtocol {
 
   RunnerEnv env_;
   v1::RunSpec run_;
-  ProgressFn progress_;
+  ProgressFn progress_;  // reports and remembers (last_progress_)
+  struct LastProgress {
+    v1::Stage stage = v1::STAGE_COMPILING;
+    int done = 0;
+    int total = 0;
+  } last_progress_;
+  // Makes process_ repeat the last progress report while it waits for a slow kernel.
+  void TakeCandidateHeartbeat();
   uint64_t seed_ = 0;  // reported; no input derives from it (DrawInputKey)
   GuardPattern guards_;  // the job's guard bands (a key of their own), set in Run()
   std::vector<SecretKey> test_keys_;  // test shape i's inputs, drawn for its reference run

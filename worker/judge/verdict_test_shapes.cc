@@ -26,6 +26,7 @@ absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault)
   (void)faulted->Finish();
   absl::StatusOr<std::string> modified = [&]() -> absl::StatusOr<std::string> {
     KJ_ASSIGN_OR_RETURN(process_, env_.candidates->Take());
+    TakeCandidateHeartbeat();
     KJ_RETURN_IF_ERROR(process_->Load(run_, candidate_.program));
     KJ_ASSIGN_OR_RETURN(TensorSet tensors,
                         TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device));

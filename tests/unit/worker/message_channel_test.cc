@@ -34,6 +34,23 @@ Pair MakePair() {
   return p;
 }
 
+// WaitReadable (the candidate heartbeat's wait): times out with nothing sent, returns once a
+// frame arrives without consuming any of it (the whole message is still received after it).
+TEST(MessageChannel, WaitReadableWaitsWithoutConsuming) {
+  Pair p = MakePair();
+  const auto start = Clock::now();
+  EXPECT_TRUE(absl::IsDeadlineExceeded(p.b.WaitReadable(start + std::chrono::milliseconds(100))));
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(100));
+  v1::CandidateRequest request;
+  request.mutable_load()->mutable_run()->set_problem("level1/23_Softmax");
+  ASSERT_TRUE(p.a.Send(request).ok());
+  ASSERT_TRUE(p.b.WaitReadable(Clock::now() + std::chrono::seconds(5)).ok());
+  ASSERT_TRUE(p.b.WaitReadable(Clock::now() + std::chrono::seconds(5)).ok());  // still there
+  v1::CandidateRequest got;
+  ASSERT_TRUE(p.b.Receive(&got, Clock::now() + std::chrono::seconds(5)).ok());
+  EXPECT_EQ(got.load().run().problem(), "level1/23_Softmax");
+}
+
 TEST(MessageChannel, BigMessagesAndDescriptorsArriveIntact) {
   Pair p = MakePair();
   int pipe_fds[2];
