@@ -71,6 +71,21 @@ absl::Status CheckLine(std::string_view text, size_t max_bytes, const std::strin
   return absl::OkStatus();
 }
 
+// Source text: control bytes other than tab, newline and CR are refused. NVRTC stops at a NUL
+// (it compiles the text before it while the server stores and shows the whole file), and other
+// control bytes only hide text from a reader; no CUDA source needs them.
+absl::Status CheckSourceText(std::string_view text, const std::string& field) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": control byte 0x", absl::Hex(c, absl::kZeroPad2),
+                                                     " at byte offset ", i,
+                                                     "; only tab, newline and carriage return are allowed"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // A baselines-only job judges no candidate: nothing of one may be sent with it.
 absl::Status CheckBaselinesOnly(const v1::SubmitRequest& request) {
   if (!request.source().empty()) {
@@ -147,6 +162,7 @@ absl::Status CheckSubmitRequest(const v1::SubmitRequest& request, const SubmitLi
                                                    limits.max_source_bytes));
   }
   if (absl::Status s = CheckUtf8(request.source(), "source"); !s.ok()) return s;
+  if (absl::Status s = CheckSourceText(request.source(), "source"); !s.ok()) return s;
   if (absl::Status s = CheckUtf8(request.launch_plan(), "launch_plan"); !s.ok()) return s;
   if (absl::Status s = CheckLine(request.filename(), limits.max_filename_bytes, "filename"); !s.ok()) return s;
   if (absl::Status s = CheckLine(request.idempotency_key(), limits.max_idempotency_key_bytes, "idempotency_key");

@@ -9,6 +9,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "common/plan_block.h"
+#include "proto/result_caps.h"
 
 namespace kjudge::server {
 namespace {
@@ -24,6 +25,7 @@ NewJob Rejected(NewJob& job, std::string message) {
   v1::JobResult result;
   result.set_verdict(v1::REJECTED);
   result.set_message(std::move(message));
+  CapResultText(&result);  // a plan error may quote the submitter's text: bounded like any result
   job.immediate_result = std::move(result);
   return std::move(job);
 }

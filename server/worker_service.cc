@@ -8,6 +8,7 @@
 #include "server/grpc_status.h"
 #include "server/kernel_metrics.h"
 #include "common/log.h"
+#include "proto/result_caps.h"
 
 namespace kjudge::server {
 namespace {
@@ -296,6 +297,9 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
   v1::JobResult result = request->result();
   result.clear_default_denominator();  // the server's to choose, never the worker's
   result.clear_baselines();            // likewise: the server says what it stored
+  // Every text a client will read back is bounded here too: a worker (or a runner it trusts) is
+  // not relied on to have capped a 1 MB `#error` line or a printf flood (proto/result_caps.h).
+  CapResultText(&result);
   if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(lease.job_id); job.ok() && job->has_value()) {
     AddImportedSpeedups(worker, (*job)->problem(), &result);
     AddDefaultDenominator((*job)->problem(), &result);
@@ -315,7 +319,7 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
                                  static_cast<double>((*job)->finished_unix_ms() - (*job)->created_unix_ms()) / 1000.0);
   }
   spdlog::info("job {} done by {}: {} {}", request->job_id(), worker.id,
-               v1::Verdict_Name(request->result().verdict()), request->result().message());
+               v1::Verdict_Name(request->result().verdict()), CapText(request->result().message(), 512));
   state_->events->Notify();
   return grpc::Status::OK;
 }
