@@ -3,6 +3,7 @@
 
 #include "CLI/CLI.hpp"
 #include "client/commands.h"
+#include "common/flag_file.h"
 
 int main(int argc, char** argv) {
   using namespace kjudge::client;
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.add_option("--server", cli.server, "kjudge-server address (env KJUDGE_SERVER)")->capture_default_str();
   app.add_option("--api-key", cli.api_key, "API key (env KJUDGE_API_KEY)");
-  app.add_option("--tls-ca", cli.tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
+  app.add_option("--tls-ca", cli.tls_ca, "connect with TLS, trusting this CA certificate (PEM)")
+      ->check(kjudge::CheckReadableFlagFile);  // a missing file must not mean "trust the system CAs"
   app.add_flag("--json", cli.json, "print results as JSON (protobuf JSON, snake_case) on stdout");
 
   auto* problems = app.add_subcommand(

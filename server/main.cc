@@ -1,11 +1,16 @@
 // kjudge-server: the API, the durable queue and the results. Links no CUDA.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include "CLI/CLI.hpp"
 #include "common/log.h"
 #include "server/serve.h"
 
 int main(int argc, char** argv) {
+  // Everything the server creates (the database and its -wal/-shm files, any directory) is
+  // owner-only whatever umask it was started with: they hold every tenant's sources and the
+  // key hashes. serve.cc narrows database files that already existed.
+  ::umask(077);
   // Block termination signals before any thread starts, so only Serve's sigwait sees them.
   sigset_t set;
   sigemptyset(&set);

@@ -4,12 +4,15 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
+#include "common/flag_file.h"
 #include "common/log.h"
 #include "nlohmann/json.hpp"
 #include "server/client_service.h"
@@ -27,18 +30,39 @@ absl::StatusOr<std::unique_ptr<Database>> OpenMigrated(const std::string& path) 
   return db;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// The TLS files are read here, before anything else starts, so a file that cannot be read is
+// reported as exactly that (gRPC would only fail to bind, which reads as "port in use").
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServeOptions& options) {
+  if (options.tls_cert.empty()) return grpc::InsecureServerCredentials();
+  absl::StatusOr<std::string> cert = ReadFlagFile("--tls-cert", options.tls_cert);
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> key = ReadFlagFile("--tls-key", options.tls_key);
+  if (!key.ok()) return key.status();
+  if (cert->find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    return absl::InvalidArgumentError("--tls-cert " + options.tls_cert +
+                                      " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  }
+  if (key->find("PRIVATE KEY-----") == std::string::npos) {
+    return absl::InvalidArgumentError("--tls-key " + options.tls_key +
+                                      " holds no PEM private key (-----BEGIN ... PRIVATE KEY-----)");
+  }
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({*std::move(key), *std::move(cert)});
+  return grpc::SslServerCredentials(ssl);
 }
 
-std::shared_ptr<grpc::ServerCredentials> Credentials(const ServeOptions& options) {
-  if (options.tls_cert.empty()) return grpc::InsecureServerCredentials();
-  grpc::SslServerCredentialsOptions ssl;
-  ssl.pem_key_cert_pairs.push_back({ReadAll(options.tls_key), ReadAll(options.tls_cert)});
-  return grpc::SslServerCredentials(ssl);
+// Files the server creates (the database and its -wal and -shm files) hold every tenant's
+// sources and the key hashes: owner-only whatever the umask or an older version left. main
+// sets umask(077) for new files; this narrows files that already existed.
+void RestrictDatabaseFiles(const std::string& db_path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::string path = db_path + suffix;
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || (info.st_mode & 077) == 0) continue;
+    if (::chmod(path.c_str(), info.st_mode & 0700) != 0) {
+      spdlog::warn("cannot make {} owner-only: {}", path, std::strerror(errno));
+    }
+  }
 }
 
 // Once a second until stop: requeue jobs whose worker went quiet, refresh the gauges.
@@ -123,17 +147,23 @@ int Serve(const ServeOptions& options) {
     spdlog::error("--tls-cert and --tls-key go together");
     return 2;
   }
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = Credentials(options);
+  if (!credentials.ok()) {
+    spdlog::error("{}", credentials.status().message());
+    return 2;
+  }
   const int64_t descriptor_limit = RaiseDescriptorLimit();
   // Plaintext: our own accept loop (server/tcp_listener.h says why). Bound first, so a second
-  // server on the same port stops before it touches the database.
+  // server on the same port stops before it touches the database. With TLS the port is only
+  // probed here (gRPC binds it below), so "port in use" is reported as that and nothing else.
   std::unique_ptr<TcpListener> listener;
-  if (options.tls_cert.empty()) {
+  {
     absl::StatusOr<std::unique_ptr<TcpListener>> bound = TcpListener::Bind(options.listen);
     if (!bound.ok()) {
       spdlog::error("{}", bound.status().message());
       return 2;
     }
-    listener = std::move(*bound);
+    if (options.tls_cert.empty()) listener = std::move(*bound);
   }
   absl::StatusOr<std::unique_ptr<ProblemCatalog>> catalog = ProblemCatalog::Load(options.problems);
   if (!catalog.ok()) {
@@ -142,9 +172,16 @@ int Serve(const ServeOptions& options) {
   }
   absl::StatusOr<std::unique_ptr<Database>> db = OpenMigrated(options.db_path);
   if (!db.ok()) {
-    spdlog::error("{}", db.status().message());
+    // Database::Open's sentences name the file; others (a failed migration) get it here.
+    const std::string message(db.status().message());
+    if (message.find(options.db_path) != std::string::npos) {
+      spdlog::error("{}", message);
+    } else {
+      spdlog::error("cannot use the database {}: {}", options.db_path, message);
+    }
     return 2;
   }
+  RestrictDatabaseFiles(options.db_path);
   absl::StatusOr<std::unique_ptr<ServerMetrics>> metrics = ServerMetrics::Create(options.metrics_listen);
   if (!metrics.ok()) {
     spdlog::error("{}", metrics.status().message());
@@ -188,7 +225,7 @@ int Serve(const ServeOptions& options) {
   if (listener == nullptr) {
     // TLS: gRPC's own listener (it cannot take accepted descriptors for TLS), without the
     // descriptor guard; the handshake timeout closes connections that never finish TLS.
-    builder.AddListeningPort(options.listen, Credentials(options), &bound_port);
+    builder.AddListeningPort(options.listen, *credentials, &bound_port);
   }
   builder.RegisterService(&client_service);
   builder.RegisterService(&worker_service);
@@ -199,7 +236,10 @@ int Serve(const ServeOptions& options) {
     if (listener != nullptr) {
       spdlog::error("cannot start the gRPC server on {}", options.listen);
     } else {
-      spdlog::error("{} (or the TLS certificate or key is unusable)", PortInUseMessage(options.listen));
+      // The port was free a moment ago and both files were read: gRPC refused the pair.
+      spdlog::error("cannot serve TLS on {} with --tls-cert {} and --tls-key {}: gRPC refused them (is the key "
+                    "the certificate's? is the port still free?)",
+                    options.listen, options.tls_cert, options.tls_key);
     }
     return 2;
   }

@@ -259,9 +259,12 @@ bool TcpListener::AcceptAll(int listen_fd) {
       Shed(fd);  // every descriptor is held by connections gRPC serves: the new one goes
       continue;
     }
+    // The per-address cap's key: the address bytes without the port.
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&peer);
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&peer);
     std::string address = peer.ss_family == AF_INET
-                              ? std::string(reinterpret_cast<const char*>(&reinterpret_cast<sockaddr_in&>(peer).sin_addr), 4)
-                              : std::string(reinterpret_cast<const char*>(&reinterpret_cast<sockaddr_in6&>(peer).sin6_addr), 16);
+                              ? std::string(reinterpret_cast<const char*>(&v4->sin_addr), sizeof(v4->sin_addr))
+                              : std::string(reinterpret_cast<const char*>(&v6->sin6_addr), sizeof(v6->sin6_addr));
     int& held = pending_per_address_[address];
     if (held >= limits_.max_pending_per_address) {
       close(fd);

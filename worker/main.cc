@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "common/flag_file.h"
 #include "common/log.h"
 #include "worker/compiler/compile_limits.h"
 #include "worker/worker_loop.h"
@@ -150,7 +151,8 @@ int main(int argc, char** argv) {
   app.add_option("--api-key", options.api_key,
                  "API key with role worker (env KJUDGE_API_KEY); deprecated: visible to other "
                  "processes, use --api-key-file");
-  app.add_option("--tls-ca", options.tls_ca, "connect with TLS, trusting this CA certificate (PEM)");
+  app.add_option("--tls-ca", options.tls_ca, "connect with TLS, trusting this CA certificate (PEM)")
+      ->check(kjudge::CheckReadableFlagFile);  // a missing file must not mean "trust the system CAs"
   app.add_option("--runner", runner, "path of kjudge-runner")->capture_default_str();
   app.add_option("--cache-dir", cache_dir, "directory for compiled cubins (created if missing)")->capture_default_str();
   app.add_option("--device", device, "CUDA device index this worker drives")->capture_default_str();
