@@ -77,7 +77,12 @@ Queries::Lane::Lane(std::unique_ptr<server::Database> db)
   shared.now_ms = server::SystemNowMs;
 }
 
+Queries::Taken::Taken(Queries* owner, Lane* lane) : owner_(owner), lane_(lane) {
+  limits_.emplace(*lane->shared.db, owner->read_budget_);
+}
+
 Queries::Taken::~Taken() {
+  limits_.reset();
   {
     std::lock_guard lock(owner_->mutex_);
     owner_->free_.push_back(lane_);
@@ -93,8 +98,10 @@ Queries::Taken Queries::Take() {
   return Taken(this, lane);
 }
 
-absl::StatusOr<std::unique_ptr<Queries>> Queries::Open(const std::string& db_path, int connections) {
+absl::StatusOr<std::unique_ptr<Queries>> Queries::Open(const std::string& db_path, int connections,
+                                                       std::chrono::milliseconds read_budget) {
   std::unique_ptr<Queries> queries(new Queries());
+  queries->read_budget_ = read_budget;
   for (int i = 0; i < std::max(1, connections); ++i) {
     absl::StatusOr<std::unique_ptr<server::Database>> db = server::Database::OpenReadOnly(db_path);
     if (!db.ok()) return db.status();
@@ -191,16 +198,37 @@ absl::Status Queries::FillActivity(Lane& lane, const Viewer& viewer, int64_t now
 absl::StatusOr<Overview> Queries::GetOverview(const Viewer& viewer, int64_t now_ms, bool with_workers) {
   Overview overview;
   Taken lane = Take();
-  absl::StatusOr<server::JobStore::Counts> counts = lane->jobs.CountByState();
-  if (!counts.ok()) return counts.status();
-  overview.queued = counts->queued;
-  overview.running = counts->running;
-  overview.done = counts->done;
+  if (viewer.admin) {
+    absl::StatusOr<server::JobStore::Counts> counts = lane->jobs.CountByState();
+    if (!counts.ok()) return counts.status();
+    overview.queued = counts->queued;
+    overview.running = counts->running;
+    overview.done = counts->done;
+  } else {
+    // A tenant's cards count its own jobs only: three ranges of jobs_by_key (api_key_id, state).
+    std::lock_guard lock(lane->shared.mutex);
+    absl::StatusOr<Statement> counts = lane->shared.db->Prepare(
+        "SELECT (SELECT COUNT(*) FROM jobs WHERE api_key_id = ?1 AND state = 1), "
+        "(SELECT COUNT(*) FROM jobs WHERE api_key_id = ?1 AND state = 2), "
+        "(SELECT COUNT(*) FROM jobs WHERE api_key_id = ?1 AND state = 3)");
+    if (!counts.ok()) return counts.status();
+    counts->Bind(1, viewer.key_id);
+    absl::StatusOr<bool> row = counts->Step();
+    if (!row.ok()) return row.status();
+    if (*row) {
+      overview.queued = counts->ColumnInt(0);
+      overview.running = counts->ColumnInt(1);
+      overview.done = counts->ColumnInt(2);
+    }
+  }
   {
     std::lock_guard lock(lane->shared.mutex);
+    // Two statements, so each uses its index (jobs_by_state; jobs_queue_by_key for a tenant).
     absl::StatusOr<Statement> oldest =
-        lane->shared.db->Prepare("SELECT MIN(created_unix_ms) FROM jobs WHERE state = 1");
+        viewer.admin ? lane->shared.db->Prepare("SELECT MIN(created_unix_ms) FROM jobs WHERE state = 1")
+                     : lane->shared.db->Prepare("SELECT MIN(created_unix_ms) FROM jobs WHERE state = 1 AND api_key_id = ?1");
     if (!oldest.ok()) return oldest.status();
+    if (!viewer.admin) oldest->Bind(1, viewer.key_id);
     absl::StatusOr<bool> row = oldest->Step();
     if (!row.ok()) return row.status();
     overview.oldest_queued_unix_ms = *row && !oldest->ColumnIsNull(0) ? oldest->ColumnInt(0) : 0;

@@ -7,8 +7,14 @@
 // in the few queries of its own (source, leaderboard: public jobs plus the viewer's own).
 // Speedups, fast_p and geomeans come from server/kernel_metrics, the one place they are
 // computed. Thread-safe: the connection is serialised by SharedDatabase's mutex.
+//
+// Bounded: every call runs under a deadline (`read_budget`, 2 s unless told) and a row cap
+// per statement (server::QueryLimits), so no request can run long, hang a page or pin the
+// server's WAL; a call that runs out answers DEADLINE_EXCEEDED ("the query took longer than
+// 2 s; narrow the filter") or RESOURCE_EXHAUSTED, never SQL text.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -42,8 +48,9 @@ struct WorkerRow {
 };
 
 struct Overview {
+  // The viewer's own jobs (an admin's: everyone's), by state.
   int64_t queued = 0, running = 0, done = 0;
-  int64_t oldest_queued_unix_ms = 0;  // 0: queue empty
+  int64_t oldest_queued_unix_ms = 0;  // of the viewer's queued jobs; 0: none queued
   // Finished jobs visible to the viewer per minute over the last hour, oldest first.
   std::vector<int64_t> per_minute;
   // Visible finished jobs per hour over the last 24 hours, by verdict name, oldest hour first.
@@ -82,7 +89,9 @@ class Queries {
  public:
   // `connections` read-only connections: that many pages can read at once (and a run
   // comparison reads its two runs in parallel).
-  static absl::StatusOr<std::unique_ptr<Queries>> Open(const std::string& db_path, int connections = 4);
+  static constexpr std::chrono::milliseconds kDefaultReadBudget{2000};
+  static absl::StatusOr<std::unique_ptr<Queries>> Open(const std::string& db_path, int connections = 4,
+                                                       std::chrono::milliseconds read_budget = kDefaultReadBudget);
 
   // The key behind `secret` (nullopt: unknown or revoked), verified as the server does.
   absl::StatusOr<std::optional<server::ApiKey>> LookupKey(const std::string& secret);
@@ -111,10 +120,11 @@ class Queries {
     server::ApiKeys keys;
     server::BaselineStore baselines;
   };
-  // A lane taken from the pool for one call; given back on destruction.
+  // A lane taken from the pool for one call, under the call's deadline; given back on
+  // destruction.
   class Taken {
    public:
-    Taken(Queries* owner, Lane* lane) : owner_(owner), lane_(lane) {}
+    Taken(Queries* owner, Lane* lane);
     ~Taken();
     Taken(const Taken&) = delete;
     Taken& operator=(const Taken&) = delete;
@@ -124,6 +134,8 @@ class Queries {
    private:
     Queries* owner_;
     Lane* lane_;
+    // Ended before the lane goes back to the pool (the next taker installs its own).
+    std::optional<server::QueryLimits> limits_;
   };
 
   Queries() = default;
@@ -131,6 +143,7 @@ class Queries {
   static absl::StatusOr<std::vector<WorkerRow>> Workers(Lane& lane);
   static absl::Status FillActivity(Lane& lane, const Viewer& viewer, int64_t now_ms, Overview* overview);
 
+  std::chrono::milliseconds read_budget_ = kDefaultReadBudget;
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::mutex mutex_;
   std::condition_variable lane_freed_;

@@ -55,6 +55,7 @@ absl::StatusOr<CreatedKey> ApiKeys::Create(const std::string& name, Role role) {
 
 absl::StatusOr<std::optional<ApiKey>> ApiKeys::Lookup(const std::string& secret) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "SELECT id, name, role FROM api_keys WHERE sha256 = ? AND revoked_unix_ms IS NULL");
   if (!stmt.ok()) return stmt.status();
@@ -88,6 +89,7 @@ absl::StatusOr<bool> ApiKeys::Revoke(const std::string& id) {
 
 absl::StatusOr<std::vector<ApiKey>> ApiKeys::List() {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt =
       shared_->db->Prepare("SELECT id, name, role FROM api_keys WHERE revoked_unix_ms IS NULL ORDER BY created_unix_ms");
   if (!stmt.ok()) return stmt.status();

@@ -7,6 +7,7 @@ namespace kjudge::server {
 absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::Find(
     const std::string& problem, const std::string& hardware_key) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "SELECT shape, name, timing_json FROM baselines WHERE problem = ? AND hardware_key = ? "
       "ORDER BY shape, name");
@@ -53,6 +54,7 @@ constexpr char kImportedPrefix[] = "imported|";
 
 absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::List(const std::string& problem_prefix) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "SELECT problem, shape, name, hardware_key, timing_json FROM baselines "
       "WHERE substr(problem, 1, length(?1)) = ?1 ORDER BY hardware_key, problem, shape, name");
@@ -75,6 +77,7 @@ absl::StatusOr<int64_t> BaselineStore::RemoveMeasured(const std::string& problem
 absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::FindImported(const std::string& problem,
                                                                             const std::string& gpu_name) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "SELECT problem, shape, name, hardware_key, timing_json FROM baselines "
       "WHERE problem = ? AND hardware_key = ?");

@@ -1,5 +1,6 @@
 #include "server/database.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -34,14 +35,28 @@ namespace {
 
 // Longest prefix of a statement the server log shows with its error.
 constexpr size_t kLoggedSqlMax = 200;
+// VM steps between two looks at the clock under a QueryLimits (a look costs tens of ns; a
+// thousand steps take microseconds, so a deadline is met to well under a millisecond).
+constexpr int kProgressSteps = 1000;
+
+std::string Seconds(std::chrono::milliseconds budget) {
+  return budget.count() % 1000 == 0 ? absl::StrCat(budget.count() / 1000, " s")
+                                    : absl::StrCat(static_cast<double>(budget.count()) / 1000.0, " s");
+}
+
+}  // namespace
 
 // A Status for SQLite result code `rc`, worded from the code alone (sqlite3_errstr: a fixed
 // sentence per code), never from sqlite3_errmsg, which can quote the SQL. The statement and
 // SQLite's own message go to the server log.
-absl::Status SqliteError(sqlite3* db, int rc, std::string_view sql) {
+absl::Status Database::Error(int rc, std::string_view sql) const {
   const int primary = rc & 0xff;
-  spdlog::warn("sqlite error {} ({}) in: {}", rc, db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
-               sql.substr(0, kLoggedSqlMax));
+  if (primary == SQLITE_INTERRUPT && limits_ != nullptr) {
+    spdlog::warn("query stopped after its {} budget: {}", Seconds(limits_->budget_), sql.substr(0, kLoggedSqlMax));
+    return absl::DeadlineExceededError(absl::StrCat("the query took longer than ", Seconds(limits_->budget_),
+                                                    "; narrow the filter"));
+  }
+  spdlog::warn("sqlite error {} ({}) in: {}", rc, sqlite3_errmsg(db_), sql.substr(0, kLoggedSqlMax));
   const std::string what = absl::StrCat("the database failed: ", sqlite3_errstr(rc));
   switch (primary) {
     case SQLITE_BUSY:
@@ -53,7 +68,31 @@ absl::Status SqliteError(sqlite3* db, int rc, std::string_view sql) {
   }
 }
 
-}  // namespace
+int Database::OnProgress(void* self) {
+  const Database* db = static_cast<const Database*>(self);
+  return db->limits_ != nullptr && std::chrono::steady_clock::now() >= db->limits_->deadline_ ? 1 : 0;
+}
+
+QueryLimits::QueryLimits(Database& db, std::chrono::milliseconds budget, int64_t max_rows)
+    : db_(db), outer_(db.limits_), budget_(budget), deadline_(std::chrono::steady_clock::now() + budget),
+      max_rows_(max_rows) {
+  if (outer_ != nullptr) {
+    // Never past the outer deadline or cap; an error then names the budget that ran out.
+    if (outer_->deadline_ < deadline_) {
+      deadline_ = outer_->deadline_;
+      budget_ = outer_->budget_;
+    }
+    max_rows_ = std::min(max_rows_, outer_->max_rows_);
+  } else {
+    sqlite3_progress_handler(db.db_, kProgressSteps, &Database::OnProgress, &db);
+  }
+  db.limits_ = this;
+}
+
+QueryLimits::~QueryLimits() {
+  db_.limits_ = outer_;
+  if (outer_ == nullptr) sqlite3_progress_handler(db_.db_, 0, nullptr, nullptr);
+}
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
   sqlite3* raw = nullptr;
@@ -66,11 +105,29 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
     return status;
   }
   std::unique_ptr<Database> db(new Database(raw));
+  // SQLite opens a write-protected file read-only without a word; the server would then fail
+  // at its first write with "attempt to write a readonly database". Say so here, by name.
+  if (sqlite3_db_readonly(raw, "main") == 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the database file ", path, " is read-only: make it writable by the user kjudge-server runs as, "
+        "or point --db at another file"));
+  }
   // Wait up to 10 s for another connection's lock instead of failing with SQLITE_BUSY.
   sqlite3_busy_timeout(raw, 10000);
+  // Taking the write lock once creates the -wal and -shm files next to the database: a
+  // directory the server cannot write is found here, not at the first submission.
   absl::Status status = db->Execute(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
-  if (!status.ok()) return status;
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; BEGIN IMMEDIATE; ROLLBACK;");
+  if (!status.ok()) {
+    if (absl::IsFailedPrecondition(status) || sqlite3_db_readonly(raw, "main") == 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the database file ", path, " is read-only (", status.message(),
+          "): kjudge-server needs to write it and to create files next to it (", path,
+          "-wal, -shm); make both writable, or point --db at another file"));
+    }
+    return absl::Status(status.code(), absl::StrCat("cannot use the database file ", path, ": ", status.message(),
+                                                    " (check that it and its directory are writable)"));
+  }
   return db;
 }
 
@@ -105,7 +162,7 @@ absl::StatusOr<Statement> Database::Prepare(const Sql& sql) { return PrepareText
 absl::Status Database::ExecuteText(std::string_view sql) {
   const std::string text(sql);
   if (const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr); rc != SQLITE_OK) {
-    return SqliteError(db_, rc, text);
+    return Error(rc, text);
   }
   return absl::OkStatus();
 }
@@ -114,9 +171,9 @@ absl::StatusOr<Statement> Database::PrepareText(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
   if (const int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
       rc != SQLITE_OK) {
-    return SqliteError(db_, rc, sql);
+    return Error(rc, sql);
   }
-  return Statement(db_, stmt);
+  return Statement(this, stmt);
 }
 
 int64_t Database::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
@@ -125,7 +182,7 @@ int Database::Changes() const { return sqlite3_changes(db_); }
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)), rows_(other.rows_) {}
 
 Statement& Statement::Bind(int index, int64_t value) {
   sqlite3_bind_int64(stmt_, index, value);
@@ -156,9 +213,22 @@ Statement& Statement::BindNull(int index) {
 
 absl::StatusOr<bool> Statement::Step() {
   const int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_ROW) {
+    const QueryLimits* limits = db_->limits_;
+    if (limits != nullptr && ++rows_ > limits->max_rows_) {
+      spdlog::warn("query stopped at its cap of {} rows: {}", limits->max_rows_,
+                   std::string_view(sqlite3_sql(stmt_)).substr(0, kLoggedSqlMax));
+      // Reset now: the statement's read transaction ends here, not when its owner lets go.
+      sqlite3_reset(stmt_);
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the query matched more than ", limits->max_rows_, " rows; narrow the filter"));
+    }
+    return true;
+  }
   if (rc == SQLITE_DONE) return false;
-  return SqliteError(db_, rc, sqlite3_sql(stmt_));
+  absl::Status status = db_->Error(rc, sqlite3_sql(stmt_));
+  sqlite3_reset(stmt_);  // end the statement's read transaction now (an interrupted read must not pin the WAL)
+  return status;
 }
 
 absl::Status Statement::Run() {

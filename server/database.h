@@ -13,10 +13,17 @@
 // Errors: a Status never carries SQL text or SQLite's message (which can quote the SQL); it
 // says what kind of failure it was (busy, full, read-only, interrupted, ...). The detail (the
 // SQL and SQLite's message) is logged here, server-side, once.
+//
+// Bounded reads: a QueryLimits guard puts the statements run on a connection while it lives
+// under a deadline (sqlite3_progress_handler checks a steady clock every few thousand VM
+// steps) and a row cap per statement. An interrupted or capped statement returns
+// DEADLINE_EXCEEDED / RESOURCE_EXHAUSTED with a sentence for the client; its read transaction
+// ends when the Statement is destroyed, so a stopped read never pins the WAL.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -31,6 +38,7 @@
 namespace kjudge::server {
 
 class Statement;
+class QueryLimits;
 
 namespace sql_internal {
 // Not constexpr on purpose: calling it while evaluating a SqlText constructor makes that
@@ -97,16 +105,50 @@ class Database {
   int Changes() const;
 
  private:
+  friend class Statement;
+  friend class QueryLimits;
   explicit Database(sqlite3* db) : db_(db) {}
   absl::Status ExecuteText(std::string_view sql);
   absl::StatusOr<Statement> PrepareText(std::string_view sql);
+  // The Status for SQLite result code `rc` from `sql` (logged, never quoted in the Status).
+  absl::Status Error(int rc, std::string_view sql) const;
+  static int OnProgress(void* self);
   sqlite3* db_;
+  QueryLimits* limits_ = nullptr;  // the innermost live guard, if any
+};
+
+// How long one server read (an RPC's query) may run: far above any real query (a stats run
+// of 100,000 jobs reads in well under a second), low enough that no request holds the
+// connection's mutex, or a WAL snapshot, for long.
+inline constexpr std::chrono::milliseconds kServerReadBudget{5000};
+
+// Deadline and row cap for every statement run on `db` while the guard lives (RAII; nest
+// freely: an inner guard never extends an outer deadline, and the outer one is back when the
+// inner ends). Meant for reads: a write interrupted half-way rolls back, so writers (and
+// migrations) run without one. Not thread-safe, like Database: the connection's owner holds it.
+class QueryLimits {
+ public:
+  // Rows one statement may return under a guard unless told otherwise: far above any page
+  // or stats run (a run of 100,000 jobs), far below what would exhaust memory.
+  static constexpr int64_t kDefaultMaxRows = 1'000'000;
+  QueryLimits(Database& db, std::chrono::milliseconds budget, int64_t max_rows = kDefaultMaxRows);
+  ~QueryLimits();
+  QueryLimits(const QueryLimits&) = delete;
+  QueryLimits& operator=(const QueryLimits&) = delete;
+
+ private:
+  friend class Database;
+  friend class Statement;
+  Database& db_;
+  QueryLimits* outer_;
+  std::chrono::milliseconds budget_;
+  std::chrono::steady_clock::time_point deadline_;
+  int64_t max_rows_;
 };
 
 // A prepared statement. Bind indexes are 1-based as in SQLite.
 class Statement {
  public:
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
   ~Statement();
   Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&&) = delete;
@@ -131,8 +173,11 @@ class Statement {
   bool ColumnIsNull(int column) const;
 
  private:
-  sqlite3* db_;
+  friend class Database;
+  Statement(const Database* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  const Database* db_;
   sqlite3_stmt* stmt_;
+  int64_t rows_ = 0;  // rows stepped so far (checked against the live QueryLimits' cap)
 };
 
 // BEGIN IMMEDIATE ... COMMIT; rolls back on destruction unless committed.

@@ -231,6 +231,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
 
 absl::StatusOr<std::optional<v1::Job>> JobStore::Get(int64_t id) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   return GetLocked(id);
 }
 
@@ -328,6 +329,7 @@ absl::Status JobStore::AddQueuePositionLocked(v1::Job* job, const Viewer& viewer
 
 absl::StatusOr<std::optional<v1::Job>> JobStore::GetFor(int64_t id, const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt =
       shared_->db->Prepare(Sql::Join({"SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible, " AND id = ?3"}));
   if (!stmt.ok()) return stmt.status();
@@ -343,6 +345,7 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetFor(int64_t id, const Viewer
 
 absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const JobFilter& filter) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   if (filter.tags.size() > kMaxFilterTags) {
     return absl::InvalidArgumentError(
         absl::StrCat("at most ", kMaxFilterTags, " tags in one filter (", filter.tags.size(), " given)"));
@@ -921,6 +924,7 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
         absl::StrCat("at most ", kMaxFilterTags, " tags in one filter (", tags.size(), " given)"));
   }
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   // Only what ComputeStats reads comes back: each job's verdict, problem and job_metrics rows
   // (GPU, medians, speedups), from one job_stats row per job (schema 0009: kept by triggers in
   // the transaction of each change), so stats over a run read neither jobs nor job_metrics.
@@ -951,6 +955,7 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
 absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> JobStore::Samples(int64_t id,
                                                                                          const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(Sql::Join({
       "SELECT shape, samples FROM job_samples WHERE job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ",
       kVisible, ") ORDER BY idx"}));
@@ -971,6 +976,7 @@ absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> JobStore
 
 absl::StatusOr<std::vector<JobEvent>> JobStore::Events(int64_t id, const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(Sql::Join({
       "SELECT e.at_unix_ms, e.event, COALESCE(e.attempt, -1), COALESCE(e.worker_id, ''), e.stage, e.verdict, e.detail "
       "FROM job_events e WHERE e.job_id = ?3 AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND ", kVisible,
@@ -996,6 +1002,7 @@ absl::StatusOr<std::vector<JobEvent>> JobStore::Events(int64_t id, const Viewer&
 
 absl::StatusOr<int64_t> JobStore::CountActiveForKey(const std::string& api_key_id) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt =
       shared_->db->Prepare("SELECT COUNT(*) FROM jobs WHERE api_key_id = ? AND state IN (1, 2)");
   if (!stmt.ok()) return stmt.status();
@@ -1007,6 +1014,7 @@ absl::StatusOr<int64_t> JobStore::CountActiveForKey(const std::string& api_key_i
 
 absl::StatusOr<JobStore::Counts> JobStore::CountByState() {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   // Queued and running jobs are few and counted on jobs_by_state. Done jobs are nearly all of
   // them: counted as all jobs (SQLite counts a whole b-tree page by page) less the others,
   // instead of stepping through 100,000 index entries.
@@ -1086,6 +1094,7 @@ static_assert(std::string_view(kSelectVisibleJob).substr(7, sizeof(kJobColumns) 
 
 absl::StatusOr<std::optional<v1::Job>> JobStore::GetForUnranked(int64_t id, const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(kSelectVisibleJob);
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);

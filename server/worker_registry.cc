@@ -35,6 +35,7 @@ absl::StatusOr<WorkerRecord> WorkerRegistry::Register(const std::string& name,
 
 absl::StatusOr<std::optional<WorkerRecord>> WorkerRegistry::Find(const std::string& id) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt =
       shared_->db->Prepare("SELECT name, gpu_json, hardware_key, api_key_id FROM workers WHERE id = ?");
   if (!stmt.ok()) return stmt.status();
@@ -62,6 +63,7 @@ absl::Status WorkerRegistry::Touch(const std::string& id) {
 
 absl::StatusOr<int64_t> WorkerRegistry::CountSeenSince(int64_t since_unix_ms) {
   std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
   absl::StatusOr<Statement> stmt =
       shared_->db->Prepare("SELECT COUNT(*) FROM workers WHERE last_seen_unix_ms >= ?");
   if (!stmt.ok()) return stmt.status();

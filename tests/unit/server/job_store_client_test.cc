@@ -77,6 +77,75 @@ TEST_F(JobStoreClientTest, ATenantSeesOnlyItsOwnJobsAndNoWorkerIds) {
   EXPECT_TRUE(absl::IsNotFound(store_->Cancel(theirs, alice).status()));
 }
 
+// The dashboard's /jobs?tag= injection (issue 25): a tag key was pasted into a json_extract
+// path. Keys and values are now bound, so these are just keys no job has.
+TEST_F(JobStoreClientTest, TagFiltersAreParametersNotSql) {
+  NewJob own = Job("kj_a");
+  own.tags["run"] = "r1";
+  const int64_t mine = *store_->Enqueue(own);
+  NewJob other = Job("kj_b");
+  other.tags["run"] = "r1";
+  ASSERT_TRUE(store_->Enqueue(other).ok());
+  const Viewer alice{"kj_a", false};
+  const std::vector<std::string> hostile = {
+      "x\"') OR 1=1 --",
+      "x\"') = '' UNION SELECT id, name, role, 0, 0, 0, 0, 0, sha256, '', NULL, 0, 0, 0, 0, '', 0 FROM api_keys --",
+      "run\"') OR api_key_id != '' --",
+      "'", "\"", ")", "--", ";", "*/", "/*", "$.run", "run' OR '1'='1", "\xE2\x80\xAE\xF0\x9F\x98\x80", ""};
+  for (const std::string& text : hostile) {
+    JobFilter by_key;
+    by_key.tags[text] = "r1";
+    absl::StatusOr<std::vector<v1::Job>> jobs = store_->List(alice, by_key);
+    ASSERT_TRUE(jobs.ok()) << text << ": " << jobs.status();
+    EXPECT_TRUE(jobs->empty()) << "key " << text;
+    JobFilter by_value;
+    by_value.tags["run"] = text;
+    jobs = store_->List(alice, by_value);
+    ASSERT_TRUE(jobs.ok()) << text << ": " << jobs.status();
+    EXPECT_TRUE(jobs->empty()) << "value " << text;
+    JobFilter by_problem;
+    by_problem.problem = text;
+    jobs = store_->List(alice, by_problem);
+    ASSERT_TRUE(jobs.ok()) << text << ": " << jobs.status();
+    EXPECT_EQ(jobs->size(), text.empty() ? 1U : 0U) << "problem " << text << " (\"\" is no filter: the caller's own job)";
+    absl::StatusOr<std::vector<JudgedResult>> stats = store_->FinishedResults({{text, text}}, text, StatsScope{alice, false});
+    ASSERT_TRUE(stats.ok()) << text << ": " << stats.status();
+    EXPECT_TRUE(stats->empty());
+  }
+  // The real tag still finds only the caller's job, alone or with a hostile one beside it.
+  JobFilter run;
+  run.tags["run"] = "r1";
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->List(alice, run);
+  ASSERT_TRUE(jobs.ok() && jobs->size() == 1U);
+  EXPECT_EQ((*jobs)[0].id(), std::to_string(mine));
+  run.tags["x\"') OR 1=1 --"] = "";
+  EXPECT_TRUE(store_->List(alice, run)->empty());
+  // A value holding SQL metacharacters is matched exactly, as data.
+  NewJob odd = Job("kj_a");
+  odd.tags["note"] = "a'); DROP TABLE jobs; --\"*/";
+  const int64_t odd_id = *store_->Enqueue(odd);
+  JobFilter exact;
+  exact.tags["note"] = "a'); DROP TABLE jobs; --\"*/";
+  jobs = store_->List(alice, exact);
+  ASSERT_TRUE(jobs.ok() && jobs->size() == 1U);
+  EXPECT_EQ((*jobs)[0].id(), std::to_string(odd_id));
+}
+
+TEST_F(JobStoreClientTest, MoreThanSixteenTagsIsInvalidArgument) {
+  JobFilter many;
+  std::map<std::string, std::string> tags;
+  for (int i = 0; i < 17; ++i) tags["t" + std::to_string(i)] = "v";
+  many.tags = tags;
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->List(Viewer{"kj_a", false}, many);
+  EXPECT_TRUE(absl::IsInvalidArgument(jobs.status())) << jobs.status();
+  EXPECT_NE(jobs.status().message().find("16"), std::string_view::npos) << jobs.status();
+  absl::StatusOr<std::vector<JudgedResult>> stats = store_->FinishedResults(tags, "", StatsScope{Viewer{"kj_a", false}});
+  EXPECT_TRUE(absl::IsInvalidArgument(stats.status())) << stats.status();
+  tags.erase("t0");
+  many.tags = tags;
+  EXPECT_TRUE(store_->List(Viewer{"kj_a", false}, many).ok()) << "16 tags is the limit, not over it";
+}
+
 TEST_F(JobStoreClientTest, IdempotencyKeyReturnsTheFirstJobPerApiKey) {
   const int64_t first = *store_->Enqueue(Job("kj_a", "k1"));
   EXPECT_EQ(*store_->Enqueue(Job("kj_a", "k1")), first);
