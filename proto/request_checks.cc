@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace kjudge {
@@ -56,6 +57,67 @@ std::optional<size_t> FirstControl(std::string_view text) {
   return std::nullopt;
 }
 
+// Code points that change how the text around them is shown, or hide text, without showing
+// themselves: in a stored field another person reads (dashboard, CLI, logs) they can reorder
+// what is seen ("Trojan Source" bidi overrides), break a line where a reader's tool sees none
+// (U+2028/U+2029 end a line in JavaScript and some terminals), or make two strings look alike or
+// smuggle invisible text (zero-width and tag characters). ZWNJ/ZWJ (U+200C/U+200D) stay allowed:
+// scripts and emoji need them and they neither reorder nor hide text.
+struct HiddenRange {
+  char32_t first;
+  char32_t last;
+  const char* what;
+};
+constexpr HiddenRange kHidden[] = {
+    {0x0080, 0x009F, "C1 control character"},
+    {0x00AD, 0x00AD, "invisible soft hyphen"},
+    {0x061C, 0x061C, "bidi control (ARABIC LETTER MARK)"},
+    {0x115F, 0x1160, "invisible Hangul filler"},
+    {0x180E, 0x180E, "invisible format character"},
+    {0x200B, 0x200B, "zero-width space"},
+    {0x200E, 0x200F, "bidi control (LRM/RLM)"},
+    {0x2028, 0x2029, "Unicode line/paragraph separator"},
+    {0x202A, 0x202E, "bidi control (embedding/override)"},
+    {0x2060, 0x2064, "invisible format character"},
+    {0x2066, 0x2069, "bidi control (isolate)"},
+    {0x206A, 0x206F, "invisible format character"},
+    {0x3164, 0x3164, "invisible Hangul filler"},
+    {0xFEFF, 0xFEFF, "zero-width no-break space (BOM)"},
+    {0xFFA0, 0xFFA0, "invisible Hangul filler"},
+    {0xFFF9, 0xFFFB, "interlinear annotation character"},
+    {0xE0000, 0xE007F, "invisible tag character"},
+};
+
+const HiddenRange* HiddenKind(char32_t code_point) {
+  for (const HiddenRange& range : kHidden) {
+    if (code_point >= range.first && code_point <= range.last) return &range;
+  }
+  return nullptr;
+}
+
+// The code point of the valid UTF-8 sequence of `length` bytes at `at`.
+char32_t Decode(std::string_view text, size_t at, size_t length) {
+  const auto byte = [&](size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(text[at + i])); };
+  if (length == 1) return byte(0);
+  char32_t code_point = byte(0) & (0x7F >> length);
+  for (size_t i = 1; i < length; ++i) code_point = (code_point << 6) | (byte(i) & 0x3F);
+  return code_point;
+}
+
+// Refuses the characters of kHidden; `text` must be valid UTF-8 (checked before).
+absl::Status CheckNoHidden(std::string_view text, const std::string& field) {
+  if (std::optional<size_t> at = FirstHiddenCharacter(text)) {
+    const size_t length = SequenceLength(static_cast<unsigned char>(text[*at]));
+    const char32_t code_point = Decode(text, *at, length);
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": ", HiddenKind(code_point)->what, " U+",
+        absl::AsciiStrToUpper(absl::StrCat(absl::Hex(static_cast<uint32_t>(code_point), absl::kZeroPad4))),
+        " at byte offset ", *at,
+        "; line/paragraph separators, bidi controls and invisible format characters are not allowed"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckLine(std::string_view text, size_t max_bytes, const std::string& field) {
   if (text.size() > max_bytes) {
     return absl::InvalidArgumentError(
@@ -68,7 +130,7 @@ absl::Status CheckLine(std::string_view text, size_t max_bytes, const std::strin
                                                    ") at byte offset ", *bad,
                                                    "; only printable characters are allowed"));
   }
-  return absl::OkStatus();
+  return CheckNoHidden(text, field);
 }
 
 // Source text: control bytes other than tab, newline and CR are refused. NVRTC stops at a NUL
@@ -110,6 +172,17 @@ std::optional<size_t> FirstInvalidUtf8(std::string_view text) {
   while (at < text.size()) {
     const size_t length = SequenceLength(static_cast<unsigned char>(text[at]));
     if (length == 0 || !ValidSequence(text, at, length)) return at;
+    at += length;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> FirstHiddenCharacter(std::string_view text) {
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t length = SequenceLength(static_cast<unsigned char>(text[at]));
+    if (length == 0 || !ValidSequence(text, at, length)) return std::nullopt;  // not UTF-8: CheckUtf8's case
+    if (length > 1 && HiddenKind(Decode(text, at, length)) != nullptr) return at;
     at += length;
   }
   return std::nullopt;
@@ -164,6 +237,7 @@ absl::Status CheckSubmitRequest(const v1::SubmitRequest& request, const SubmitLi
   if (absl::Status s = CheckUtf8(request.source(), "source"); !s.ok()) return s;
   if (absl::Status s = CheckSourceText(request.source(), "source"); !s.ok()) return s;
   if (absl::Status s = CheckUtf8(request.launch_plan(), "launch_plan"); !s.ok()) return s;
+  if (absl::Status s = CheckNoHidden(request.launch_plan(), "launch_plan"); !s.ok()) return s;
   if (absl::Status s = CheckLine(request.filename(), limits.max_filename_bytes, "filename"); !s.ok()) return s;
   if (absl::Status s = CheckLine(request.idempotency_key(), limits.max_idempotency_key_bytes, "idempotency_key");
       !s.ok()) {

@@ -30,9 +30,17 @@ struct SubmitLimits {
 // The byte offset of the first byte that is not part of valid UTF-8, or nullopt.
 std::optional<size_t> FirstInvalidUtf8(std::string_view text);
 
+// The byte offset of the first code point that reorders or hides text without showing itself
+// (C1 controls, Unicode line/paragraph separators U+2028/U+2029, bidi controls U+061C,
+// U+200E/U+200F, U+202A-U+202E, U+2066-U+2069, zero-width and other invisible format characters,
+// tag characters U+E0000-U+E007F), or nullopt. Stops (nullopt) at invalid UTF-8.
+std::optional<size_t> FirstHiddenCharacter(std::string_view text);
+
 // Tag keys: 1..max_tag_key_bytes of [A-Za-z0-9_.:-] (also what ListJobs/GetStats filters take).
 absl::Status CheckTagKey(std::string_view key, const SubmitLimits& limits, const std::string& field);
-// Tags: count, key charset and length, value length, UTF-8 and no control characters.
+// Tags: count, key charset and length, value length, UTF-8, no control characters and none of
+// FirstHiddenCharacter's (the same rule holds for problem, filename and idempotency_key; the
+// launch plan may hold newlines but none of FirstHiddenCharacter's either).
 absl::Status CheckTags(const google::protobuf::Map<std::string, std::string>& tags, const SubmitLimits& limits,
                        const std::string& field);
 

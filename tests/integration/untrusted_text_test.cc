@@ -61,5 +61,46 @@ TEST(UntrustedText, KeysJsonOutputIsMadeByAJsonLibrary) {
   EXPECT_EQ(found, 1) << listed.out;
 }
 
+// Over gRPC the server applies proto/request_checks' rule: a tag value with U+202E or U+2028, or
+// a filename with U+202E, is INVALID_ARGUMENT with the field and offset, and nothing is stored;
+// the CLI refuses the same before sending.
+TEST(UntrustedText, StoredTextRefusesBidiAndLineSeparators) {
+  Cluster cluster("StoredTextRefusesBidiAndLineSeparators");
+  cluster.StartServer();
+  ApiClient api(cluster, "");
+  v1::SubmitRequest request = ReluRequest();
+  (*request.mutable_tags())["note"] = "safe\xe2\x80\xae" "txt.exe";
+  v1::SubmitResponse response;
+  grpc::Status status = api.Submit(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "tags[note]: bidi control (embedding/override) U+202E at byte offset 4; line/paragraph separators, bidi "
+            "controls and invisible format characters are not allowed");
+  request = ReluRequest();
+  (*request.mutable_tags())["note"] = "line\xe2\x80\xa8two";
+  status = api.Submit(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(
+      status.error_message().starts_with("tags[note]: Unicode line/paragraph separator U+2028 at byte offset 4;"))
+      << status.error_message();
+  request = ReluRequest();
+  request.set_filename("relu\xe2\x80\xae" "uc.cu");
+  status = api.Submit(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(status.error_message().starts_with("filename: bidi control")) << status.error_message();
+  v1::ListJobsResponse listed;
+  ASSERT_TRUE(api.ListJobs(v1::ListJobsRequest(), &listed).ok());
+  EXPECT_EQ(listed.jobs_size(), 0) << "nothing refused is stored";
+  // Allowed text next to it still goes through.
+  request = ReluRequest();
+  (*request.mutable_tags())["note"] = "caf\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97";
+  ASSERT_TRUE(api.Submit(request, &response).ok());
+
+  CliResult cli = cluster.Cli({"submit", SourcePath("problems/level1/19_ReLU/solution.cu"), "-p", "level1/19_ReLU",
+                               "--compile-only", "--tag", "note=a\xe2\x81\xa6" "b"});
+  EXPECT_EQ(cli.exit_code, 2) << cli.err;
+  EXPECT_NE(cli.err.find("tags[note]: bidi control (isolate) U+2066 at byte offset 1;"), std::string::npos) << cli.err;
+}
+
 }  // namespace
 }  // namespace kjudge::testing

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace kjudge {
 namespace {
 
@@ -80,6 +84,68 @@ TEST(RequestChecks, BoundsTagsFilenameAndKeys) {
   request = Good();
   request.set_source(std::string((1 << 20) + 1, ' '));
   EXPECT_EQ(Message(request), "source: 1048577 bytes; the limit is 1048576");
+}
+
+// Issue 25: a tag value could hold U+2028 or U+202E, which reorder or break what another person
+// reads on the dashboard, in the CLI or a log.
+TEST(RequestChecks, RefusesLineSeparatorsBidiControlsAndInvisibleCharacters) {
+  v1::SubmitRequest request = Good();
+  (*request.mutable_tags())["note"] = "ab\xe2\x80\xae" "cd";  // U+202E RIGHT-TO-LEFT OVERRIDE
+  EXPECT_EQ(Message(request),
+            "tags[note]: bidi control (embedding/override) U+202E at byte offset 2; line/paragraph separators, bidi "
+            "controls and invisible format characters are not allowed");
+  request = Good();
+  (*request.mutable_tags())["note"] = "x\xe2\x80\xa8";  // U+2028 LINE SEPARATOR
+  EXPECT_EQ(Message(request),
+            "tags[note]: Unicode line/paragraph separator U+2028 at byte offset 1; line/paragraph separators, bidi "
+            "controls and invisible format characters are not allowed");
+  // Each refused range, at its ends, in a tag value; the offset is the sequence's first byte.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"\xc2\x80", "U+0080"},         {"\xc2\x85", "U+0085"},     {"\xc2\x9f", "U+009F"},
+      {"\xc2\xad", "U+00AD"},         {"\xd8\x9c", "U+061C"},     {"\xe1\x85\x9f", "U+115F"},
+      {"\xe1\xa0\x8e", "U+180E"},     {"\xe2\x80\x8b", "U+200B"}, {"\xe2\x80\x8e", "U+200E"},
+      {"\xe2\x80\x8f", "U+200F"},     {"\xe2\x80\xa9", "U+2029"}, {"\xe2\x80\xaa", "U+202A"},
+      {"\xe2\x81\xa0", "U+2060"},     {"\xe2\x81\xa6", "U+2066"}, {"\xe2\x81\xa9", "U+2069"},
+      {"\xe2\x81\xaf", "U+206F"},     {"\xe3\x85\xa4", "U+3164"}, {"\xef\xbb\xbf", "U+FEFF"},
+      {"\xef\xbe\xa0", "U+FFA0"},     {"\xef\xbf\xb9", "U+FFF9"}, {"\xf3\xa0\x80\x81", "U+E0001"},
+      {"\xf3\xa0\x81\xbf", "U+E007F"}};
+  for (const auto& [bytes, name] : refused) {
+    request = Good();
+    (*request.mutable_tags())["note"] = "\xc3\xa9t" + bytes + "e";
+    const std::string message = Message(request);
+    EXPECT_NE(message.find(" " + name + " at byte offset 3;"), std::string::npos) << name << ": " << message;
+    EXPECT_EQ(FirstHiddenCharacter("\xc3\xa9t" + bytes), 3U) << name;
+  }
+  // Visible neighbours and what scripts and emoji need stay allowed: U+2027, U+202F, U+2065
+  // (unassigned), ZWNJ in Persian, a ZWJ emoji sequence with a variation selector, CJK.
+  const std::vector<std::string> allowed = {
+      "\xe2\x80\xa7", "\xe2\x80\xaf", "\xe2\x81\xa5", "\xd9\x85\xdb\x8c\xe2\x80\x8c\xd8\xae\xd9\x88\xd8\xa7\xd9\x85",
+      "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb\xe2\x9d\xa4\xef\xb8\x8f", "\xe6\xbc\xa2\xe5\xad\x97"};
+  for (const std::string& text : allowed) {
+    request = Good();
+    (*request.mutable_tags())["note"] = text;
+    EXPECT_TRUE(CheckSubmitRequest(request, SubmitLimits{}).ok()) << Message(request);
+    EXPECT_EQ(FirstHiddenCharacter(text), std::nullopt);
+  }
+  // The same rule for every other stored free-text field.
+  request = Good();
+  request.set_filename("relu\xe2\x80\xae" "uc.cu");
+  EXPECT_TRUE(Message(request).starts_with("filename: bidi control (embedding/override) U+202E at byte offset 4;"))
+      << Message(request);
+  request = Good();
+  request.set_problem("level1/\xe2\x80\x8b" "19_ReLU");
+  EXPECT_TRUE(Message(request).starts_with("problem: zero-width space U+200B at byte offset 7;")) << Message(request);
+  request = Good();
+  request.set_idempotency_key("run-1\xe2\x80\xa8");
+  EXPECT_TRUE(
+      Message(request).starts_with("idempotency_key: Unicode line/paragraph separator U+2028 at byte offset 5;"))
+      << Message(request);
+  request = Good();
+  request.set_launch_plan("launch k grid(1) block(1) args()\n\xe2\x81\xa7");
+  EXPECT_TRUE(Message(request).starts_with("launch_plan: bidi control (isolate) U+2067 at byte offset 33;"))
+      << Message(request);
+  // Invalid UTF-8 is reported as such, not as a hidden character.
+  EXPECT_EQ(FirstHiddenCharacter("a\xe2\x80"), std::nullopt);
 }
 
 }  // namespace
