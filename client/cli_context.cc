@@ -4,9 +4,20 @@
 #include <iostream>
 #include <sstream>
 
+#include "proto/result_caps.h"
+
 namespace kjudge::client {
 
-void CliContext::Connect() {
+bool CliContext::Connect() {
+  for (size_t i = 0; i < api_key.size(); ++i) {
+    const auto c = static_cast<unsigned char>(api_key[i]);
+    if (c <= 0x20 || c >= 0x7f) {
+      std::cerr << "kjudge: the API key has a space, control or non-ASCII character at offset " << i
+                << "; keys are printable ASCII as `kjudge-server keys create` prints them"
+                << " (strip the newline of a key read from a file)\n";
+      return false;
+    }
+  }
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
@@ -19,6 +30,7 @@ void CliContext::Connect() {
     credentials = grpc::SslCredentials(ssl);
   }
   stub = v1::ClientService::NewStub(grpc::CreateCustomChannel(server, credentials, args));
+  return true;
 }
 
 void CliContext::Prepare(grpc::ClientContext* context, double timeout_s) const {
@@ -34,26 +46,35 @@ int CliContext::Fail(const grpc::Status& status, const std::string& doing) const
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       std::cerr << "kjudge: cannot reach kjudge-server at " << server << " while " << doing << ": "
-                << status.error_message()
+                << ServerText(status.error_message())
                 << "\n  is the server running? Point at it with --server HOST:PORT or KJUDGE_SERVER.\n";
       return kServer;
     case grpc::StatusCode::UNAUTHENTICATED:
     case grpc::StatusCode::PERMISSION_DENIED:
-      std::cerr << "kjudge: " << status.error_message() << "\n";
+      std::cerr << "kjudge: " << ServerText(status.error_message()) << "\n";
       return kDenied;
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      std::cerr << "kjudge: refused for now: " << status.error_message() << "\n";
+      std::cerr << "kjudge: refused for now: " << ServerText(status.error_message()) << "\n";
       return kRefused;
     case grpc::StatusCode::NOT_FOUND:
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::FAILED_PRECONDITION:
     case grpc::StatusCode::ALREADY_EXISTS:
-      std::cerr << "kjudge: " << status.error_message() << "\n";
+      std::cerr << "kjudge: " << ServerText(status.error_message()) << "\n";
       return kUsage;
     default:
-      std::cerr << "kjudge: the server failed while " << doing << ": " << status.error_message() << "\n";
+      std::cerr << "kjudge: the server failed while " << doing << ": " << ServerText(status.error_message()) << "\n";
       return kServer;
   }
+}
+
+std::string ServerText(std::string_view text, size_t max_bytes) {
+  std::string shown = CapText(text, max_bytes);
+  for (char& c : shown) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t' && c != '\n') || byte == 0x7f) c = '?';
+  }
+  return shown;
 }
 
 bool ParseTags(const std::vector<std::string>& tags, google::protobuf::Map<std::string, std::string>* out) {

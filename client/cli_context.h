@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
@@ -31,12 +32,20 @@ struct CliContext {
   bool json = false;
   std::unique_ptr<v1::ClientService::Stub> stub;
 
-  void Connect();
+  // Makes the stub. False (with a message on stderr that never quotes the key) when the API key
+  // cannot be sent as a header: gRPC would log the whole key and abort on the first call.
+  bool Connect();
   // Adds the API key and, when timeout_s > 0, a deadline to a call's context.
   void Prepare(grpc::ClientContext* context, double timeout_s) const;
   // Prints a failed RPC for a person (stderr) and returns the exit code it maps to.
   int Fail(const grpc::Status& status, const std::string& doing) const;
 };
+
+// The most of a server's status message printed (then "... [N bytes cut]").
+inline constexpr size_t kMaxServerMessageBytes = 2048;
+// A server's (or gRPC's) text as printed for a person: control characters other than tab and
+// newline shown as '?' (no terminal escapes), capped at max_bytes then "... [N bytes cut]".
+std::string ServerText(std::string_view text, size_t max_bytes = kMaxServerMessageBytes);
 
 // Parses "key=value" --tag arguments into `out`; false (with a message on stderr) on a bad one.
 bool ParseTags(const std::vector<std::string>& tags, google::protobuf::Map<std::string, std::string>* out);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "proto/result_caps.h"
 
 namespace kjudge::client {
 namespace {
@@ -132,7 +133,9 @@ void PrintReport(const v1::Job& job, std::ostream& out) {
     out << ProgressLine(job) << "\n";
     return;
   }
-  const v1::JobResult& result = job.result();
+  // The server caps a result's texts before storing it; the CLI does not rely on that.
+  v1::JobResult result = job.result();
+  CapResultText(&result);
   out << "job " << job.id() << " · " << job.problem() << " · " << v1::Verdict_Name(result.verdict())
       << (job.baselines_only() ? " (baselines only)" : "") << "\n";
   if (!result.message().empty()) out << "  " << result.message() << "\n";

@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? kOk : kUsage;
   }
-  cli.Connect();
+  if (!cli.Connect()) return kUsage;
   if (*problems) return ListProblems(cli);
   if (*problem) return ShowProblem(cli, problem_args);
   if (*submit) return Submit(cli, submit_args);

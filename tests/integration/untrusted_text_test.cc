@@ -4,6 +4,7 @@
 // Real binaries over loopback: kjudge-server (and its `keys` commands) and the `kjudge` CLI.
 #include <sstream>
 
+#include "client/cli_context.h"
 #include "tests/integration/api_client.h"
 #include "tests/support/binary_path.h"
 
@@ -100,6 +101,49 @@ TEST(UntrustedText, StoredTextRefusesBidiAndLineSeparators) {
                                "--compile-only", "--tag", "note=a\xe2\x81\xa6" "b"});
   EXPECT_EQ(cli.exit_code, 2) << cli.err;
   EXPECT_NE(cli.err.find("tags[note]: bidi control (isolate) U+2066 at byte offset 1;"), std::string::npos) << cli.err;
+}
+
+// The CLI prints a server's status message capped and without control characters.
+TEST(UntrustedText, CliCapsServerMessages) {
+  EXPECT_EQ(client::ServerText("short message"), "short message");
+  EXPECT_EQ(client::ServerText("a\x1b[31mred\x07\x7f\tok\nnext"), "a?[31mred??\tok\nnext");
+  const std::string long_text(5000, 'x');
+  EXPECT_EQ(client::ServerText(long_text), std::string(2048, 'x') + " ... [2952 bytes cut]");
+  // Cut back to a character boundary: the bytes cut count the whole split character.
+  const std::string accents = std::string(2047, 'a') + "\xc3\xa9" + "tail";
+  EXPECT_EQ(client::ServerText(accents), std::string(2047, 'a') + " ... [6 bytes cut]");
+
+  // A real server message of 5,000+ bytes (an unknown problem's name is echoed) reaches the
+  // terminal capped. Should the server cap it first, the CLI must print it whole.
+  Cluster cluster("CliCapsServerMessages");
+  cluster.StartServer();
+  ApiClient api(cluster, "");
+  const std::string name(5000, 'q');
+  v1::GetProblemRequest request;
+  request.set_name(name);
+  v1::Problem problem;
+  grpc::Status status = api.stub().GetProblem(api.Context().get(), request, &problem);
+  ASSERT_FALSE(status.ok());
+  const std::string& full = status.error_message();
+  CliResult cli = cluster.Cli({"problem", name});
+  EXPECT_EQ(cli.exit_code, 2) << cli.err;
+  if (full.size() > client::kMaxServerMessageBytes) {
+    EXPECT_EQ(cli.err, "kjudge: " + full.substr(0, client::kMaxServerMessageBytes) + " ... [" +
+                           std::to_string(full.size() - client::kMaxServerMessageBytes) + " bytes cut]\n");
+  } else {
+    EXPECT_EQ(cli.err, "kjudge: " + full + "\n");
+  }
+
+  // An API key gRPC cannot send (a newline left from a file) is refused before any call, without
+  // quoting it; gRPC itself logged the whole key and aborted.
+  const std::string secret = "kj_0badc0de_0123456789abcdef0123456789abcdef01234567";
+  CommandResult bad = testing::Run({ResolveBinary("kjudge", "KJUDGE_CLI_BIN", KJUDGE_CLI_BIN), "--server",
+                                    cluster.address(), "--api-key", secret + "\n", "problems"},
+                                   std::chrono::seconds(30));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("the API key has a space, control or non-ASCII character at offset 52"), std::string::npos)
+      << bad.err;
+  EXPECT_EQ((bad.out + bad.err).find("0123456789abcdef"), std::string::npos) << bad.err;
 }
 
 }  // namespace
