@@ -68,6 +68,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 100000));
   app.add_option("--keepalive-s", options.keepalive_s, "ping a quiet connection this often; closed if no answer in 20 s")
       ->capture_default_str()->check(CLI::Range(10, 86400));
+  app.add_option("--max-message-bytes", options.max_message_bytes,
+                 "largest request accepted, any RPC (a Submit needs up to ~1.1 MiB; a SubmitBatch must fit)")
+      ->capture_default_str()->check(CLI::Range(1 << 20, 1 << 30));
+  app.add_option("--memory-quota-mib", options.memory_quota_mib,
+                 "memory gRPC may use for connection buffers before it slows and sheds them")
+      ->capture_default_str()->check(CLI::Range(16, 1 << 20));
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   app.add_option("--log-format", log_format, "text, or json (one object per line, for log pipelines)")
       ->capture_default_str()->check(CLI::IsMember({"text", "json"}));

@@ -1,7 +1,9 @@
 #include "server/serve.h"
 
 #include <grpcpp/grpcpp.h>
+#include <google/protobuf/stubs/logging.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "common/flag_file.h"
@@ -130,6 +133,40 @@ void ApplyTransportLimits(const ServeOptions& options, grpc::ServerBuilder* buil
   builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
 }
 
+// protobuf logs one line per malformed message it parses (invalid UTF-8 in a string field:
+// "String field ... contains invalid UTF-8 data"), so anyone could write the server's log at
+// will. The first line is kept, then at most one line per kProtobufLogEveryMs with how many
+// were dropped. The lines name fields only, never the data.
+constexpr int64_t kProtobufLogEveryMs = 10000;
+std::mutex protobuf_log_mutex;
+int64_t protobuf_log_last_ms = -kProtobufLogEveryMs;
+int64_t protobuf_log_dropped = 0;
+
+void ProtobufLog(google::protobuf::LogLevel level, const char* /*filename*/, int /*line*/,
+                 const std::string& message) {
+  const std::string text = message.substr(0, 300);
+  if (level == google::protobuf::LOGLEVEL_FATAL) {
+    spdlog::critical("protobuf: {}", text);
+    return;
+  }
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  std::lock_guard lock(protobuf_log_mutex);
+  if (now - protobuf_log_last_ms < kProtobufLogEveryMs) {
+    ++protobuf_log_dropped;
+    return;
+  }
+  protobuf_log_last_ms = now;
+  if (protobuf_log_dropped > 0) {
+    spdlog::warn("protobuf: {} ({} more protobuf lines dropped since the last one; at most one per {} s)", text,
+                 protobuf_log_dropped, kProtobufLogEveryMs / 1000);
+  } else {
+    spdlog::warn("protobuf: {}", text);
+  }
+  protobuf_log_dropped = 0;
+}
+
 int WaitForSignal() {
   sigset_t set;
   sigemptyset(&set);
@@ -219,6 +256,7 @@ int Serve(const ServeOptions& options) {
                  options.db_path);
   }
 
+  google::protobuf::SetLogHandler(&ProtobufLog);  // before any request is parsed
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int bound_port = 0;
@@ -229,7 +267,10 @@ int Serve(const ServeOptions& options) {
   }
   builder.RegisterService(&client_service);
   builder.RegisterService(&worker_service);
-  builder.SetMaxReceiveMessageSize(16 << 20);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  grpc::ResourceQuota quota("kjudge-server");
+  quota.Resize(static_cast<size_t>(options.memory_quota_mib) << 20);
+  builder.SetResourceQuota(quota);
   ApplyTransportLimits(options, &builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || (listener == nullptr && bound_port == 0)) {

@@ -33,6 +33,15 @@ struct ServeOptions {
   int max_connection_age_grace_s = 900;  // calls still open at GOAWAY get this long to finish
   int max_streams_per_connection = 1000; // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS
   int keepalive_s = 60;                  // server pings a quiet connection; no answer in 20 s closes it
+  // The largest request accepted (every RPC: gRPC C++ has no per-method limit). A Submit is at
+  // most 1 MiB of source + 64 KiB of plan + tags; a worker's CompleteJob is capped (result_caps.h)
+  // well below this; a SubmitBatch must fit it too.
+  int max_message_bytes = 4 << 20;
+  // gRPC's memory quota for transport buffers (incoming messages being assembled, among
+  // others): near it gRPC shrinks HTTP/2 windows, resets streams and sends GOAWAY, so many large
+  // requests at once cannot grow the server without bound (bench/transport: 100 concurrent
+  // keyless 15 MiB Submits peak at ~134 MiB RSS with 64, ~340 MiB with 256 or none).
+  int memory_quota_mib = 64;
 };
 
 int Serve(const ServeOptions& options);

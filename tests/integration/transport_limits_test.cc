@@ -299,6 +299,73 @@ TEST(TransportLimits, IdleConnectionsDoNotLockOutAClientUnderA1024DescriptorLimi
   EXPECT_TRUE(server.running()) << ReadFileOrEmpty(log);
 }
 
+// SubmitRequest bytes written by hand (problem = field 1, source = field 2), so a test can send
+// what a well-behaved protobuf client would not (invalid UTF-8 in a string field).
+std::string SubmitBytes(const std::string& problem, const std::string& source) {
+  std::string out;
+  const auto field = [&](int number, const std::string& value) {
+    out.push_back(static_cast<char>((number << 3) | 2));
+    uint64_t length = value.size();
+    do {
+      uint8_t byte = length & 0x7f;
+      length >>= 7;
+      if (length != 0) byte |= 0x80;
+      out.push_back(static_cast<char>(byte));
+    } while (length != 0);
+    out += value;
+  };
+  field(1, problem);
+  field(2, source);
+  return out;
+}
+
+grpc::Status RawSubmit(const std::string& address, const std::string& body) {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(64 << 20);
+  grpc::GenericStub stub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  grpc::Slice slice(body);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/kjudge.v1.ClientService/Submit", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status status) { done.set_value(status); });
+  return done.get_future().get();
+}
+
+size_t CountOf(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+// The issue: 200 invalid-UTF-8 requests wrote 200 raw libprotobuf lines. Now protobuf's lines
+// are summarised: at most one per 10 s.
+TEST(TransportLimits, InvalidUtf8RequestsWriteAtMostOneLogLinePerTenSeconds) {
+  Cluster cluster("utf8-log");
+  cluster.StartServer({"--require-auth"});
+  const std::string body = SubmitBytes("level1/19_ReLU", "__global__ void k() {} \xff\xfe");
+  for (int i = 0; i < 200; ++i) EXPECT_FALSE(RawSubmit(cluster.address(), body).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::string log = cluster.Logs();
+  EXPECT_GE(CountOf(log, "invalid UTF-8"), 1u) << log;  // the first is still reported
+  EXPECT_LE(CountOf(log, "invalid UTF-8"), 2u) << log;
+  EXPECT_LE(CountOf(log, "\n"), 40u) << log;
+}
+
+// Requests are refused past --max-message-bytes (default 4 MiB, not 16), while the largest
+// legitimate Submit (a 1 MiB source) still reaches the request checks.
+TEST(TransportLimits, OversizedRequestsAreRefusedAndTheLargestLegitimateOneIsNot) {
+  Cluster cluster("message-size");
+  cluster.StartServer({"--require-auth"});
+  const grpc::Status big = RawSubmit(cluster.address(), SubmitBytes("level1/19_ReLU", std::string(5 << 20, 'x')));
+  EXPECT_EQ(big.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << big.error_message();
+  // No key: UNAUTHENTICATED, i.e. the message was received whole and handed to the service.
+  const grpc::Status legit = RawSubmit(cluster.address(), SubmitBytes("level1/19_ReLU", std::string(1 << 20, 'x')));
+  EXPECT_EQ(legit.error_code(), grpc::StatusCode::UNAUTHENTICATED) << legit.error_message();
+}
+
 // The issue's first attack: 1,500 silent connections against a server with 1,024 descriptors
 // kept every client out for 30 s. Now silent connections wait in the listener, one address
 // holds at most --max-pending-per-address of them, and a client's call gets through at once.
