@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
+#include "server/rpc_errors.h"
 #include "server/job_streams.h"
 #include "server/kernel_metrics.h"
 #include "common/log.h"
@@ -83,16 +84,16 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContextBase* context, const Ap
                                      " submissions per second per key; retry in ", wait_ms, " ms"));
   }
   absl::StatusOr<NewJob> job = PrepareJob(request, *state_->catalog, state_->limits);
-  if (!job.ok()) return ToGrpc(job.status());
+  if (!job.ok()) return ToClient(job.status());
   job->api_key_id = caller.id;
   job->active_cap = state_->max_active_jobs_per_key;
   absl::StatusOr<int64_t> stored = state_->jobs->Enqueue(*job);
   if (absl::IsResourceExhausted(stored.status())) {
     state_->metrics->RpcRejected("queue_cap");
     context->AddTrailingMetadata("retry-after-ms", "5000");
-    return ToGrpc(stored.status());
+    return ToClient(stored.status());
   }
-  if (absl::IsAlreadyExists(stored.status())) return ToGrpc(stored.status());
+  if (absl::IsAlreadyExists(stored.status())) return ToClient(stored.status());
   if (!stored.ok()) {
     spdlog::error("enqueue failed: {}", stored.status().ToString());
     return grpc::Status(grpc::StatusCode::UNAVAILABLE,
@@ -114,7 +115,7 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContextBase* context, const Ap
 
 grpc::Status ClientService::LoadJob(int64_t id, const Viewer& viewer, v1::Job* job) {
   absl::StatusOr<std::optional<v1::Job>> found = state_->jobs->GetFor(id, viewer);
-  if (!found.ok()) return ToGrpc(found.status());
+  if (!found.ok()) return ToClient(found.status());
   if (!found->has_value()) {
     // The same answer for "never existed" and "another tenant's": ids reveal nothing.
     return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));
@@ -172,7 +173,7 @@ grpc::Status ClientService::ListJobs(grpc::ServerContext* context, const v1::Lis
                                      v1::ListJobsResponse* response) {
   ApiKey caller;
   if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
-  if (absl::Status s = CheckTags(request->tags(), SubmitLimits{}, "tags"); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = CheckTags(request->tags(), SubmitLimits{}, "tags"); !s.ok()) return ToClient(s);
   if (!v1::JobState_IsValid(request->state())) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("state: unknown value ", request->state(), "; QUEUED, RUNNING, DONE or unset"));
@@ -188,7 +189,7 @@ grpc::Status ClientService::ListJobs(grpc::ServerContext* context, const v1::Lis
   const int page = request->page_size() == 0 ? kDefaultPageSize : std::min(request->page_size(), kMaxPageSize);
   filter.limit = page + 1;  // one more tells whether another page follows
   absl::StatusOr<std::vector<v1::Job>> jobs = state_->jobs->List(ViewerOf(caller), filter);
-  if (!jobs.ok()) return ToGrpc(jobs.status());
+  if (!jobs.ok()) return ToClient(jobs.status());
   const bool more = static_cast<int>(jobs->size()) > page;
   if (more) jobs->pop_back();
   for (v1::Job& job : *jobs) *response->add_jobs() = std::move(job);
@@ -203,7 +204,7 @@ grpc::Status ClientService::CancelJob(grpc::ServerContext* context, const v1::Ca
   int64_t id = 0;
   if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
   absl::StatusOr<v1::Job> cancelled = state_->jobs->Cancel(id, ViewerOf(caller));
-  if (!cancelled.ok()) return ToGrpc(cancelled.status());
+  if (!cancelled.ok()) return ToClient(cancelled.status());
   state_->metrics->JobFinished(v1::CANCELLED, 0.0);
   spdlog::info("job {} cancelled by {}", id, caller.id.empty() ? "anonymous" : caller.id);
   state_->events->Notify();
@@ -254,7 +255,7 @@ grpc::ServerUnaryReactor* ClientService::Evaluate(grpc::CallbackServerContext* c
   // The stream slot is taken before the job exists, so a refusal queues nothing.
   if (absl::Status added = hub_.Add(caller.id, ViewerOf(caller), call, {}); !added.ok()) {
     state_->metrics->RpcRejected("stream_cap");
-    call->Fail(ToGrpc(added));
+    call->Fail(ToClient(added));
     return call.get();
   }
   int64_t id = 0;
@@ -273,10 +274,18 @@ grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::Get
                                      v1::Stats* response) {
   ApiKey caller;
   if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
+  // The same rules as ListJobs' filter (at most 16 tags, key charset, lengths), so a request
+  // with thousands of tags is INVALID_ARGUMENT naming the limit before any query runs.
+  if (absl::Status s = CheckTags(request->tags(), SubmitLimits{}, "tags"); !s.ok()) return ToClient(s);
+  if (request->problem_prefix().size() > SubmitLimits{}.max_problem_bytes) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("problem_prefix: ", request->problem_prefix().size(), " bytes; at most ",
+                                     SubmitLimits{}.max_problem_bytes));
+  }
   const std::map<std::string, std::string> tags(request->tags().begin(), request->tags().end());
   absl::StatusOr<std::vector<JudgedResult>> results = state_->jobs->FinishedResults(
       tags, request->problem_prefix(), StatsScope{ViewerOf(caller), request->public_only()});
-  if (!results.ok()) return ToGrpc(results.status());
+  if (!results.ok()) return ToClient(results.status());
   LibraryNames library;
   for (const JudgedResult& judged : *results) {
     if (!library.contains(judged.problem)) library[judged.problem] = state_->catalog->LibraryBaselineNames(judged.problem);
@@ -291,7 +300,7 @@ grpc::Status ClientService::ListBaselines(grpc::ServerContext* context, const v1
   ApiKey caller;
   if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
   absl::StatusOr<std::vector<v1::BaselineTiming>> baselines = state_->baselines->List(request->problem_prefix());
-  if (!baselines.ok()) return ToGrpc(baselines.status());
+  if (!baselines.ok()) return ToClient(baselines.status());
   for (v1::BaselineTiming& baseline : *baselines) *response->add_baselines() = std::move(baseline);
   return grpc::Status::OK;
 }
@@ -302,7 +311,7 @@ grpc::Status ClientService::RefreshBaselines(grpc::ServerContext* context,
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kAdmin, &caller); !status.ok()) return status;
   absl::StatusOr<int64_t> removed = state_->baselines->RemoveMeasured(request->problem_prefix());
-  if (!removed.ok()) return ToGrpc(removed.status());
+  if (!removed.ok()) return ToClient(removed.status());
   response->set_removed(*removed);
   if (!request->run_examples()) return grpc::Status::OK;
   // Queue each problem's example: its job measures the baselines that are now missing.
@@ -335,7 +344,7 @@ grpc::Status ClientService::ImportBaselines(grpc::ServerContext* context,
                                        "): needs a catalog problem, a name, hardware_key 'imported|<gpu>' and "
                                        "median_us > 0; nothing after it was stored"));
     }
-    if (absl::Status s = state_->baselines->Put(baseline); !s.ok()) return ToGrpc(s);
+    if (absl::Status s = state_->baselines->Put(baseline); !s.ok()) return ToClient(s);
     response->set_stored(response->stored() + 1);
   }
   return grpc::Status::OK;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "server/grpc_status.h"
+#include "server/rpc_errors.h"
 #include "server/kernel_metrics.h"
 #include "common/log.h"
 #include "proto/result_caps.h"
@@ -81,7 +82,7 @@ const v1::BaselineTiming* FindRequest(const std::vector<v1::BaselineTiming>& req
 
 grpc::Status WorkerService::FindWorker(const std::string& id, WorkerRecord* record) {
   absl::StatusOr<std::optional<WorkerRecord>> found = state_->workers->Find(id);
-  if (!found.ok()) return ToGrpc(found.status());
+  if (!found.ok()) return ToClient(found.status());
   if (!found->has_value()) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         absl::StrCat("unknown worker '", id, "': register again"));
@@ -105,7 +106,7 @@ grpc::Status WorkerService::RegisterWorker(grpc::ServerContext* context,
   ApiKey caller;
   if (grpc::Status status = state_->auth->Check(*context, Role::kWorker, &caller); !status.ok()) return status;
   absl::StatusOr<WorkerRecord> record = state_->workers->Register(request->name(), request->gpu(), caller.id);
-  if (!record.ok()) return ToGrpc(record.status());
+  if (!record.ok()) return ToClient(record.status());
   const v1::GpuInfo& gpu = request->gpu();
   spdlog::info("worker {} registered by key '{}' from {}: {} ({}); ceilings: device copy {:.1f} GB/s, "
                "GEMM TFLOP/s SGEMM {:.1f}, TF32 {:.1f}, FP16 {:.1f}, BF16 {:.1f}",
@@ -159,7 +160,7 @@ grpc::Status WorkerService::LeaseJob(grpc::ServerContext* context, const v1::Lea
   while (!context->IsCancelled() && !state_->events->shutting_down()) {
     absl::StatusOr<std::optional<LeasedJob>> leased =
         state_->jobs->LeaseNext(worker.id, !worker.gpu.compile_only(), HasTorch(worker.gpu));
-    if (!leased.ok()) return ToGrpc(leased.status());
+    if (!leased.ok()) return ToClient(leased.status());
     if (leased->has_value()) {
       LeasedJob& job = **leased;
       state_->events->Notify();
@@ -192,7 +193,7 @@ grpc::Status WorkerService::RenewLease(grpc::ServerContext* context, const v1::R
   WorkerRecord worker;
   if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
   absl::StatusOr<bool> held = state_->jobs->Renew(LeaseOf(worker, request->job_id(), request->lease_token()));
-  if (!held.ok()) return ToGrpc(held.status());
+  if (!held.ok()) return ToClient(held.status());
   response->set_still_yours(*held);
   return grpc::Status::OK;
 }
@@ -206,7 +207,7 @@ grpc::Status WorkerService::ReportProgress(grpc::ServerContext* context,
   if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
   absl::StatusOr<bool> held = state_->jobs->UpdateProgress(LeaseOf(worker, request->job_id(), request->lease_token()),
                                                            request->stage(), request->done(), request->total());
-  if (!held.ok()) return ToGrpc(held.status());
+  if (!held.ok()) return ToClient(held.status());
   response->set_still_yours(*held);
   state_->events->Notify();
   return grpc::Status::OK;
@@ -292,7 +293,7 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
   // Which measured baselines are kept is settled before the result is stored, so that a
   // baselines-only job's stored result lists exactly the ones stored (JobResult.baselines).
   absl::StatusOr<std::vector<v1::BaselineTiming>> requested = state_->jobs->RequestedBaselines(lease);
-  if (!requested.ok()) return ToGrpc(requested.status());
+  if (!requested.ok()) return ToClient(requested.status());
   const BaselineTriage triage = TriageBaselines(worker, *request, *requested);
   v1::JobResult result = request->result();
   result.clear_default_denominator();  // the server's to choose, never the worker's
@@ -306,7 +307,7 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
     if ((*job)->baselines_only()) *result.mutable_baselines() = {triage.accepted.begin(), triage.accepted.end()};
   }
   absl::StatusOr<Completion> completion = state_->jobs->Complete(lease, result);
-  if (!completion.ok()) return ToGrpc(completion.status());
+  if (!completion.ok()) return ToClient(completion.status());
   response->set_accepted(completion->accepted);
   if (!completion->accepted) {
     spdlog::warn("job {}: result from {} refused: not its current lease (expired, lost or wrong token)",
@@ -332,7 +333,7 @@ grpc::Status WorkerService::ReleaseJob(grpc::ServerContext* context, const v1::R
   if (grpc::Status status = FindOwnWorker(caller, request->worker_id(), &worker); !status.ok()) return status;
   absl::StatusOr<bool> released =
       state_->jobs->Release(LeaseOf(worker, request->job_id(), request->lease_token()), request->reason());
-  if (!released.ok()) return ToGrpc(released.status());
+  if (!released.ok()) return ToClient(released.status());
   if (!*released) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         absl::StrCat("job ", request->job_id(), " is not leased to worker ", worker.id,

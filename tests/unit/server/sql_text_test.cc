@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "server/database.h"
+#include "server/rpc_errors.h"
 
 namespace kjudge::server {
 namespace {
@@ -88,6 +89,23 @@ TEST(SqlText, ErrorsCarryNoSqlText) {
   absl::Status exec = (*db)->Execute("INSERT INTO no_such_table_xyz VALUES (1)");
   ASSERT_FALSE(exec.ok());
   EXPECT_EQ(exec.message().find("no_such_table_xyz"), std::string_view::npos) << exec;
+}
+
+// What a client sees of a failure: INTERNAL's text (which may name internals) is replaced by
+// a sentence with an incident number; the sentences kjudge words for clients pass unchanged.
+TEST(RpcErrors, InternalDetailNeverReachesTheClient) {
+  const grpc::Status internal = ToClient(absl::InternalError("sqlite: no such table in: SELECT sha256 FROM api_keys"));
+  EXPECT_EQ(internal.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(internal.error_message().find("SELECT"), std::string::npos) << internal.error_message();
+  EXPECT_EQ(internal.error_message().find("sqlite"), std::string::npos) << internal.error_message();
+  EXPECT_NE(internal.error_message().find("incident "), std::string::npos) << internal.error_message();
+  EXPECT_EQ(ToClient(absl::DataLossError("job_stats.metrics is malformed")).error_message().find("job_stats"),
+            std::string::npos);
+  const grpc::Status invalid = ToClient(absl::InvalidArgumentError("tags: 5000 tags; the limit is 16"));
+  EXPECT_EQ(invalid.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(invalid.error_message(), "tags: 5000 tags; the limit is 16");
+  const grpc::Status slow = ToClient(absl::DeadlineExceededError("the query took longer than 5 s; narrow the filter"));
+  EXPECT_EQ(slow.error_message(), "the query took longer than 5 s; narrow the filter");
 }
 
 }  // namespace
