@@ -143,12 +143,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 def cap_message(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     """A server message fit to show: control characters other than tab and newline as '?' (no
-    terminal escapes), and at most `limit` characters, then "... [N bytes cut]" (N: UTF-8 bytes)."""
+    terminal escapes), and at most `limit` characters, then " ... [N bytes cut]" (N: UTF-8 bytes, as the CLI)."""
     message = _CONTROL.sub("?", message)
     if len(message) <= limit:
         return message
     cut = len(message[limit:].encode("utf-8", errors="replace"))
-    return f"{message[:limit]}... [{cut} bytes cut]"
+    return f"{message[:limit]} ... [{cut} bytes cut]"
 
 
 # grpc.StatusCode by its number (SubmitBatchItem.error_code carries the number).
