@@ -176,14 +176,16 @@ void WatchHub::Run() {
 
 void WatchHub::Round(int64_t* last_event) {
   const bool shutdown = events_->shutting_down();
+  // Read before looking for watchers: one added after the look reads its jobs itself, after
+  // every change up to `newest`, so those may be skipped when nobody watched.
+  absl::StatusOr<int64_t> newest = jobs_->LastEventId();
   bool idle = false;
   {
     std::lock_guard lock(mutex_);
     idle = watchers_.empty();
   }
   if (idle && !shutdown) {
-    // Nobody to tell: skip the changes so far (a watcher added later reads its jobs itself).
-    if (absl::StatusOr<int64_t> newest = jobs_->LastEventId(); newest.ok()) *last_event = *newest;
+    if (newest.ok()) *last_event = *newest;
     return;
   }
   // What changed: the jobs with new events, whose owners' queues moved if they entered or left
