@@ -17,11 +17,16 @@ size_t Utf8Boundary(std::string_view text, size_t max_bytes) {
   return n;
 }
 
+// How many bytes of the text to keep so that they and the note fit in max_bytes.
+size_t KeepBytes(std::string_view text, size_t max_bytes) {
+  return Utf8Boundary(text, max_bytes > kCapNoteBytes ? max_bytes - kCapNoteBytes : 0);
+}
+
 }  // namespace
 
 std::string CapText(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
-  const size_t keep = Utf8Boundary(text, max_bytes);
+  const size_t keep = KeepBytes(text, max_bytes);
   std::string out(text.substr(0, keep));
   absl::StrAppend(&out, " ... [", text.size() - keep, " bytes cut]");
   return out;
@@ -29,7 +34,7 @@ std::string CapText(std::string_view text, size_t max_bytes) {
 
 uint64_t CapTextInPlace(std::string* text, size_t max_bytes) {
   if (text->size() <= max_bytes) return 0;
-  const size_t keep = Utf8Boundary(*text, max_bytes);
+  const size_t keep = KeepBytes(*text, max_bytes);
   const uint64_t cut = text->size() - keep;
   text->resize(keep);
   absl::StrAppend(text, " ... [", cut, " bytes cut]");

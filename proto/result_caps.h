@@ -4,8 +4,10 @@
 //
 // Contract: CapText() keeps the head of a text (cut back to a UTF-8 character boundary, so a
 // capped valid UTF-8 text stays valid) and appends " ... [N bytes cut]", N being the exact
-// number of original bytes dropped; a text within the cap is returned unchanged. The result
-// never exceeds max_bytes + kCapNoteBytes. CapResultText() applies the caps below to every
+// number of original bytes dropped; a text within the cap is returned unchanged. The result,
+// note included, never exceeds max_bytes (for max_bytes > kCapNoteBytes), so capping is
+// idempotent: the server capping what the judge capped changes nothing and keeps the judge's
+// count. CapResultText() applies the caps below to every
 // client-visible text of a JobResult in place: the judge calls it before a result leaves it, the
 // server again before it stores a worker's result (a worker is not trusted to have done so).
 // Pure; thread-safe.
@@ -20,11 +22,11 @@
 
 namespace kjudge {
 
-inline constexpr size_t kCapNoteBytes = 40;  // room for " ... [N bytes cut]"
+inline constexpr size_t kCapNoteBytes = 40;  // room for " ... [N bytes cut]" (N < 10^20)
 
 struct ResultTextCaps {
   size_t message = 4 << 10;            // one line a person can act on
-  size_t compile_log = 64 << 10;       // kjudge-compiler's own log cap
+  size_t compile_log = (64 << 10) + 256;  // kjudge-compiler's own 64 KiB cap and its note
   size_t cuda_error = 1 << 10;
   size_t test_detail = 2 << 10;
   size_t test_shape = 256;
@@ -36,7 +38,7 @@ struct ResultTextCaps {
   size_t flags = 64;
 };
 
-// text capped to max_bytes plus the note.
+// text capped to max_bytes, the note included.
 std::string CapText(std::string_view text, size_t max_bytes);
 // In place; returns the number of bytes cut (0: unchanged).
 uint64_t CapTextInPlace(std::string* text, size_t max_bytes);

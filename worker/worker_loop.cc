@@ -21,7 +21,7 @@ std::chrono::system_clock::time_point In(std::chrono::milliseconds ms) {
 // The server takes messages up to 16 MiB. A compile log is capped by kjudge-compiler already;
 // capping again here keeps an older or misbehaving runner from producing a result the server
 // can never accept (the worker would retry it forever and every worker would wedge in turn).
-constexpr size_t kMaxCompileLogBytes = 64 << 10;
+constexpr size_t kMaxCompileLogBytes = (64 << 10) + 256;  // the compiler's 64 KiB and its note
 constexpr size_t kShrunkTextBytes = 2 << 10;
 
 void CapText(std::string* text, size_t max_bytes, const char* what) {
