@@ -2,9 +2,12 @@
 // reaches JSON output only through a JSON library, never carries invisible bidi or line
 // separator characters into stored fields, and server messages reach the terminal capped.
 // Real binaries over loopback: kjudge-server (and its `keys` commands) and the `kjudge` CLI.
+#include <regex>
 #include <sstream>
 
 #include "client/cli_context.h"
+#include "proto/request_checks.h"
+#include "proto/result_caps.h"
 #include "tests/integration/api_client.h"
 #include "tests/support/binary_path.h"
 
@@ -103,15 +106,31 @@ TEST(UntrustedText, StoredTextRefusesBidiAndLineSeparators) {
   EXPECT_NE(cli.err.find("tags[note]: bidi control (isolate) U+2066 at byte offset 1;"), std::string::npos) << cli.err;
 }
 
+// `shown` is the head of `text`, at most about kMaxServerMessageBytes in all, then
+// " ... [N bytes cut]" with N the exact number of bytes dropped; still valid UTF-8.
+void ExpectCapped(const std::string& shown, const std::string& text) {
+  static const std::regex kNote(R"( \.\.\. \[([0-9]+) bytes cut\]$)");
+  std::smatch note;
+  ASSERT_TRUE(std::regex_search(shown, note, kNote)) << shown;
+  const auto kept = static_cast<size_t>(note.position(0));
+  EXPECT_EQ(std::stoul(note[1].str()), text.size() - kept);
+  EXPECT_EQ(shown.substr(0, kept), text.substr(0, kept));
+  EXPECT_LE(shown.size(), client::kMaxServerMessageBytes + kCapNoteBytes);
+  EXPECT_GE(kept + kCapNoteBytes + 4, client::kMaxServerMessageBytes) << "keeps about all it may";
+  EXPECT_EQ(FirstInvalidUtf8(shown), std::nullopt);
+}
+
 // The CLI prints a server's status message capped and without control characters.
 TEST(UntrustedText, CliCapsServerMessages) {
   EXPECT_EQ(client::ServerText("short message"), "short message");
   EXPECT_EQ(client::ServerText("a\x1b[31mred\x07\x7f\tok\nnext"), "a?[31mred??\tok\nnext");
-  const std::string long_text(5000, 'x');
-  EXPECT_EQ(client::ServerText(long_text), std::string(2048, 'x') + " ... [2952 bytes cut]");
-  // Cut back to a character boundary: the bytes cut count the whole split character.
-  const std::string accents = std::string(2047, 'a') + "\xc3\xa9" + "tail";
-  EXPECT_EQ(client::ServerText(accents), std::string(2047, 'a') + " ... [6 bytes cut]");
+  ExpectCapped(client::ServerText(std::string(5000, 'x')), std::string(5000, 'x'));
+  // Cut back to a character boundary wherever the cut falls.
+  for (size_t at = 1990; at < 2050; ++at) {
+    std::string accents(at, 'a');
+    for (int i = 0; i < 40; ++i) accents += "\xc3\xa9";
+    ExpectCapped(client::ServerText(accents), accents);
+  }
 
   // A real server message of 5,000+ bytes (an unknown problem's name is echoed) reaches the
   // terminal capped. Should the server cap it first, the CLI must print it whole.
@@ -128,8 +147,8 @@ TEST(UntrustedText, CliCapsServerMessages) {
   CliResult cli = cluster.Cli({"problem", name});
   EXPECT_EQ(cli.exit_code, 2) << cli.err;
   if (full.size() > client::kMaxServerMessageBytes) {
-    EXPECT_EQ(cli.err, "kjudge: " + full.substr(0, client::kMaxServerMessageBytes) + " ... [" +
-                           std::to_string(full.size() - client::kMaxServerMessageBytes) + " bytes cut]\n");
+    ASSERT_TRUE(cli.err.starts_with("kjudge: ") && cli.err.ends_with("\n")) << cli.err;
+    ExpectCapped(cli.err.substr(8, cli.err.size() - 9), full);
   } else {
     EXPECT_EQ(cli.err, "kjudge: " + full + "\n");
   }
