@@ -224,12 +224,15 @@ void WatchHub::Round(int64_t* last_event) {
         Wakeup& wakeup = wakeups[watcher];
         if (wakeup.watcher == nullptr) wakeup.watcher = watchers_.at(watcher).watcher;
         wakeup.changed.push_back(id);
+        wakeup.cost = std::max(wakeup.cost, wakeup.changed.size());
       }
     }
     const auto positions = [&](const Watcher* watcher) {
       Wakeup& wakeup = wakeups[watcher];
-      if (wakeup.watcher == nullptr) wakeup.watcher = watchers_.at(watcher).watcher;
+      const Entry& entry = watchers_.at(watcher);
+      if (wakeup.watcher == nullptr) wakeup.watcher = entry.watcher;
       wakeup.positions = true;
+      wakeup.cost = std::max(wakeup.cost, entry.ids.size());
     };
     for (const std::string& owner : moved_queues) {
       if (auto it = by_viewer_key_.find(owner); it != by_viewer_key_.end()) {
@@ -246,11 +249,13 @@ void WatchHub::Round(int64_t* last_event) {
       }
     }
   }
-  // Changed jobs first: a watcher whose positions alone moved may have thousands to re-rank.
+  // Cheapest first: a wakeup costs about its changed ids, or, when positions moved, every job
+  // the watcher watches (re-ranked). So one tenant's thousand-job streams wait behind another
+  // tenant's single-job watch, never the other way round.
   std::vector<Wakeup*> order;
   order.reserve(wakeups.size());
   for (auto& [raw, wakeup] : wakeups) order.push_back(&wakeup);
-  std::stable_partition(order.begin(), order.end(), [](const Wakeup* w) { return !w->changed.empty(); });
+  std::stable_sort(order.begin(), order.end(), [](const Wakeup* a, const Wakeup* b) { return a->cost < b->cost; });
   RoundReads reads(jobs_);
   for (Wakeup* wakeup : order) wakeup->watcher->Wake(&reads, wakeup->changed, wakeup->positions);
 }

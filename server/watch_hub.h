@@ -16,8 +16,8 @@
 //    (RoundReads::Position), never a COUNT per job. So one tenant watching thousands of
 //    queued jobs adds nothing to another tenant's "job done" but a few map lookups.
 //  * Wake must not block (it reads the database and starts at most one write). It may race
-//    with gRPC's reactions on the same watcher: watchers lock. Watchers with changed jobs are
-//    woken before those whose positions alone moved. Rounds are paced (a pause as long as the
+//    with gRPC's reactions on the same watcher: watchers lock. The cheapest wakeups go first
+//    (a few changed ids before a thousand-job stream's re-ranking). Rounds are paced (a pause as long as the
 //    round, up to kMaxPause) so that watchers take at most about half of the database's time
 //    from Submit and the workers.
 //  * While JobEvents is shutting down every round wakes every watcher (with nothing changed):
@@ -111,6 +111,7 @@ class WatchHub {
     std::shared_ptr<Watcher> watcher;
     std::vector<int64_t> changed;
     bool positions = false;
+    size_t cost = 0;  // about how many jobs the wakeup reads or re-ranks: cheapest go first
   };
   void Run();
   // One round: reads what changed since `*last_event` and wakes whom it concerns.
