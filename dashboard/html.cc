@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "dashboard/web_security.h"
 
 namespace kjudge::dashboard {
 namespace {
@@ -26,7 +27,7 @@ th{background:#eef1f5}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .v-CORRECT,.v-COMPILED{color:#1a7f37}.v-BASELINES_MEASURED{color:#0969da}.v-WRONG_ANSWER,.v-COMPILE_ERROR,.v-RUNTIME_ERROR,.v-LAUNCH_ERROR,
 .v-INTERNAL_ERROR,.v-TIMEOUT,.v-SUSPICIOUS,.v-UNWRITTEN_OUTPUT,.v-INPUT_MODIFIED,.v-REJECTED{color:#b42318}
 .c{color:#6a737d}.s{color:#0a6b2e}.k{color:#8a2be2;font-weight:600}.m{color:#b35900}.p{color:#005cc5}
-form.f input,form.f select{margin-right:8px}.err{color:#b42318;font-weight:600}svg{background:#fff;border:1px solid #dde1e8}
+form.f input,form.f select{margin-right:8px}form.so{display:inline;margin:0 0 0 8px}.err{color:#b42318;font-weight:600}svg{background:#fff;border:1px solid #dde1e8}
 )css";
 
 // Live updates: elements with data-live="NAME" take the value of NAME from the JSON at the
@@ -121,8 +122,16 @@ std::string UrlEncode(std::string_view text) {
   return out;
 }
 
-std::string Page(const std::string& title, const std::string& active, const std::string& who, const std::string& body,
-                 const std::string& body_attributes) {
+std::string ContentSecurityPolicy() {
+  static const std::string policy = absl::StrCat(
+      "default-src 'self'; script-src 'sha256-", Sha256Base64(kScript), "'; style-src 'sha256-", Sha256Base64(kStyle),
+      "'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
+      "object-src 'none'");
+  return policy;
+}
+
+std::string Page(const std::string& title, const std::string& active, const std::string& who, const std::string& csrf,
+                 const std::string& body, const std::string& body_attributes) {
   std::string nav;
   for (size_t i = 0; i < kNav.size() && *kNav[i] != '\0'; ++i) {
     absl::StrAppend(&nav, "<a href=\"", kNavPath[i], "\"", active == kNav[i] ? " class=\"on\"" : "", ">", kNav[i],
@@ -131,7 +140,9 @@ std::string Page(const std::string& title, const std::string& active, const std:
   return absl::StrCat("<!doctype html><html><head><meta charset=\"utf-8\"><title>", Escape(title),
                       " - kjudge</title><style>", kStyle, "</style></head><body ", body_attributes,
                       "><header><b>kjudge</b>", nav, "<span class=\"who\">", Escape(who),
-                      who.empty() ? "" : " <a href=\"/logout\">sign out</a>", "</span></header><main><h1>", Escape(title), "</h1>", body, "</main><script>", kScript,
+                      csrf.empty() ? ""
+                                   : absl::StrCat("<form class=\"so\" method=\"post\" action=\"/logout\"><input type=\"hidden\" "
+                                                  "name=\"csrf\" value=\"", Escape(csrf), "\"><button>sign out</button></form>"), "</span></header><main><h1>", Escape(title), "</h1>", body, "</main><script>", kScript,
                       "</script></body></html>");
 }
 

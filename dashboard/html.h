@@ -16,9 +16,13 @@ std::string Escape(std::string_view text);
 // Percent-encodes a query parameter value.
 std::string UrlEncode(std::string_view text);
 // A whole page: `title`, the navigation with `active` marked, who is signed in, `body` (HTML).
+// `csrf` non-empty: the header has a sign-out button (a POST form carrying that token).
 // `body_attributes` (trusted, e.g. data-poll="/api/overview") go on <body> for live updates.
-std::string Page(const std::string& title, const std::string& active, const std::string& who, const std::string& body,
-                 const std::string& body_attributes = "");
+std::string Page(const std::string& title, const std::string& active, const std::string& who, const std::string& csrf,
+                 const std::string& body, const std::string& body_attributes = "");
+// The Content-Security-Policy for every page: nothing but this origin, and inline only the
+// page frame's own style and script, allowed by their SHA-256 hashes (no 'unsafe-inline').
+std::string ContentSecurityPolicy();
 // "2026-11-23 01:02:03" (UTC); "-" for 0.
 std::string FormatTime(int64_t unix_ms);
 // "3 s", "4 min", "2.5 h" between two instants; "-" when `from_ms` is 0.

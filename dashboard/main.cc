@@ -3,13 +3,18 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "CLI/CLI.hpp"
 #include "common/log.h"
 #include "dashboard/app.h"
+#include "dashboard/listener.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -21,6 +26,9 @@ struct Options {
   std::string tls_cert, tls_key;
   bool require_auth = false;
   bool json = false;
+  std::vector<std::string> hosts;  // --dashboard-host; empty: the listener's own names
+  double session_hours = 12;
+  int stop_grace_s = 5;
 };
 
 bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
@@ -42,36 +50,67 @@ int Serve(const Options& options) {
     return Usage("without --require-auth every visitor is an admin; listen on 127.0.0.1 or add --require-auth");
   }
   if (options.tls_cert.empty() != options.tls_key.empty()) return Usage("--tls-cert and --tls-key go together");
+  if (!(options.session_hours > 0 && options.session_hours <= 24 * 30)) return Usage("--session-hours must be in (0, 720]");
   absl::StatusOr<std::unique_ptr<kjudge::dashboard::Queries>> queries = kjudge::dashboard::Queries::Open(options.db);
   if (!queries.ok()) return Usage(std::string(queries.status().message()));
   absl::StatusOr<std::unique_ptr<kjudge::server::ProblemCatalog>> catalog = kjudge::server::ProblemCatalog::Load(options.problems);
   if (!catalog.ok()) return Usage(std::string(catalog.status().message()));
 
   const bool tls = !options.tls_cert.empty();
-  std::unique_ptr<httplib::Server> server = tls ? std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str())
-                                                : std::make_unique<httplib::Server>();
-  if (!server->is_valid()) return Usage("cannot load --tls-cert/--tls-key (PEM certificate and key expected)");
-  server->set_tcp_nodelay(true);  // else small pages wait ~40 ms on delayed ACKs
-  kjudge::dashboard::App app(queries->get(), catalog->get(), {options.require_auth, tls});
+  const kjudge::dashboard::ListenerLimits limits;
+  absl::StatusOr<std::unique_ptr<httplib::Server>> made = kjudge::dashboard::MakeServer(limits, options.tls_cert, options.tls_key);
+  if (!made.ok()) return Usage(std::string(made.status().message()));
+  std::unique_ptr<httplib::Server> server = std::move(*made);
+  kjudge::dashboard::AppOptions app_options;
+  app_options.require_auth = options.require_auth;
+  app_options.tls = tls;
+  app_options.session_lifetime_ms = static_cast<int64_t>(options.session_hours * 3600 * 1000);
+  app_options.hosts = options.hosts.empty() ? kjudge::dashboard::HostAllowList::ForListener(host, port)
+                                            : kjudge::dashboard::HostAllowList(options.hosts);
+  kjudge::dashboard::App app(queries->get(), catalog->get(), app_options);
   app.Register(*server);
-  if (!server->bind_to_port(host, port)) return Usage("cannot listen on " + options.listen + " (port in use?)");
+  if (absl::Status bound = kjudge::dashboard::Bind(*server, host, port, limits); !bound.ok()) {
+    return Usage(std::string(bound.message()));
+  }
   const std::string url = (tls ? "https://" : "http://") + options.listen + "/";
   if (options.json) {
     std::cout << nlohmann::json{{"url", url}, {"db", options.db}, {"require_auth", options.require_auth}}.dump() << std::endl;
   } else {
     std::cout << "kjudge-dashboard: " << url << " (database " << options.db << ", read-only)" << std::endl;
   }
-  // SIGINT/SIGTERM stop the listener; in-flight pages finish.
-  std::thread stopper([&server] {
+  // SIGINT/SIGTERM stop the listener; in-flight pages get stop_grace_s to finish. A handler
+  // stuck past that (a read that never returns, a client that never stops sending) cannot keep
+  // the process alive: it exits anyway, without running destructors that would wait for it.
+  std::mutex mutex;
+  std::condition_variable stopped;
+  bool done = false;
+  std::thread stopper([&] {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     int signal = 0;
     sigwait(&set, &signal);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (done) return;
+    }
     server->stop();
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!stopped.wait_for(lock, std::chrono::seconds(options.stop_grace_s), [&] { return done; })) {
+      spdlog::warn("requests still running {} s after the stop signal; exiting without waiting for them", options.stop_grace_s);
+      spdlog::default_logger()->flush();
+      std::_Exit(0);
+    }
   });
   server->listen_after_bind();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  stopped.notify_all();
+  // listen_after_bind also returns when the listener fails: wake the stopper, which exits at once.
+  pthread_kill(stopper.native_handle(), SIGTERM);
   stopper.join();
   return 0;
 }
@@ -99,6 +138,14 @@ int main(int argc, char** argv) {
                "require a submitter or admin API key (tenancy as on the server); needed off loopback");
   cli.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve HTTPS (with --tls-key)");
   cli.add_option("--tls-key", options.tls_key, "PEM private key");
+  cli.add_option("--dashboard-host", options.hosts,
+                 "a Host name the dashboard answers (repeatable; NAME for any port or NAME:PORT); default: the --listen "
+                 "host, localhost, 127.0.0.1 and [::1] with the --listen port. Other Host headers get 421");
+  cli.add_option("--session-hours", options.session_hours, "how long a browser sign-in lasts")->capture_default_str();
+  cli.add_option("--stop-grace-seconds", options.stop_grace_s,
+                 "after SIGTERM, how long running requests may finish before the process exits anyway")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 600));
   cli.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   cli.add_flag("--json", options.json, "print the start-up line (URL) as JSON, for scripts");
   CLI11_PARSE(cli, argc, argv);

@@ -85,7 +85,7 @@ std::string OverviewPage(const Overview& o, int64_t now_ms, const Who& who) {
   } else {
     absl::StrAppend(&body, "<p>Workers are shown to admins only (worker ids are not shared with tenants).</p>");
   }
-  return Page("Overview", "Overview", who.label, body, "data-poll=\"/api/overview\"");
+  return Page("Overview", "Overview", who.label, who.csrf, body, "data-poll=\"/api/overview\"");
 }
 
 std::string JobsPage(const std::vector<v1::Job>& jobs, const JobsQuery& q, int64_t next_before_id,
@@ -123,7 +123,7 @@ std::string JobsPage(const std::vector<v1::Job>& jobs, const JobsQuery& q, int64
                     "&tag=", UrlEncode(q.tag), "&after=", UrlEncode(q.after), "&before=", UrlEncode(q.before),
                     "&before_id=", next_before_id, "\">older jobs &rarr;</a></p>");
   }
-  return Page("Jobs", "Jobs", who.label, body);
+  return Page("Jobs", "Jobs", who.label, who.csrf, body);
 }
 
 namespace {
@@ -134,7 +134,7 @@ std::string SinceLast(int64_t previous_ms, int64_t at_ms) {
 }
 
 // One timeline row: what happened, in words, with attempt, worker (admins only) and detail.
-std::string EventRow(const server::JobEvent& e, int64_t previous_ms) {
+std::string EventRow(const server::JobEvent& e, int64_t previous_ms, bool admin) {
   std::string what = e.event;
   if (e.event == "stage") what = absl::StrCat("stage ", v1::Stage_Name(e.stage));
   if (e.event == "finished" && e.verdict != v1::VERDICT_UNSPECIFIED) {
@@ -142,16 +142,16 @@ std::string EventRow(const server::JobEvent& e, int64_t previous_ms) {
   }
   return absl::StrCat("<tr class=\"event\" data-event=\"", Escape(e.event), "\" data-at=\"", e.at_unix_ms,
                       "\" data-attempt=\"", e.attempt, "\">", Td(what), Td(FormatTime(e.at_unix_ms)), TdN(SinceLast(previous_ms, e.at_unix_ms)),
-                      Td(e.attempt >= 0 ? absl::StrCat(e.attempt) : "?"), Td(e.worker_id), Td(e.detail), "</tr>");
+                      Td(e.attempt >= 0 ? absl::StrCat(e.attempt) : "?"), admin ? Td(e.worker_id) : "", Td(e.detail), "</tr>");
 }
 
 // now_ms: a job still queued or running shows how long it has been since its last event.
-std::string Timeline(const JobDetail& d, int64_t now_ms) {
+std::string Timeline(const JobDetail& d, int64_t now_ms, bool admin) {
   const v1::Job& job = d.job;
   std::string rows;
   int64_t previous_ms = 0;
   for (const server::JobEvent& e : d.events) {
-    absl::StrAppend(&rows, EventRow(e, previous_ms));
+    absl::StrAppend(&rows, EventRow(e, previous_ms, admin));
     previous_ms = e.at_unix_ms;
   }
   if (job.state() == v1::RUNNING) {
@@ -165,7 +165,7 @@ std::string Timeline(const JobDetail& d, int64_t now_ms) {
                     "<td colspan=\"3\" data-live=\"queue_position\">", job.queue_position(), "</td></tr>");
   }
   return absl::StrCat("<h2>Timeline</h2><table id=\"timeline\"><tr><th>event</th><th>at</th><th>after previous</th>"
-                      "<th>attempt</th><th>worker</th><th>detail</th></tr>",
+                      "<th>attempt</th>", admin ? "<th>worker</th>" : "", "<th>detail</th></tr>",
                       rows, "</table>");
 }
 
@@ -282,7 +282,7 @@ std::string JobPage(const JobDetail& d, int64_t now_ms, const Who& who) {
       "</tr><tr><th>flags</th>", Td(absl::StrJoin(r.flags(), "; ")), "</tr>",
       r.cuda_error().empty() ? "" : absl::StrCat("<tr><th>CUDA error</th>", Td(r.cuda_error()), "</tr>"), "</table>");
   std::string body =
-      absl::StrCat(summary, Timeline(d, now_ms), Timings(r), MeasuredBaselines(r), SamplePlots(d), Mismatches(r));
+      absl::StrCat(summary, Timeline(d, now_ms, who.admin), Timings(r), MeasuredBaselines(r), SamplePlots(d), Mismatches(r));
   if (!r.compile_log().empty()) absl::StrAppend(&body, "<h2>Compile log</h2><pre id=\"compile-log\">", Escape(r.compile_log()), "</pre>");
   if (!job.baselines_only()) {  // a baselines-only job has no kernel to show
     absl::StrAppend(&body, "<h2>Launch plan</h2><pre>", Highlight(d.launch_plan), "</pre><h2>Source ",
@@ -293,7 +293,7 @@ std::string JobPage(const JobDetail& d, int64_t now_ms, const Who& who) {
   }
   const std::string attributes =
       job.state() == v1::DONE ? "" : absl::StrCat("data-poll=\"/api/jobs/", Escape(job.id()), "\" data-reload-when=\"state=DONE\"");
-  return Page(absl::StrCat("Job ", job.id()), "Jobs", who.label, body, attributes);
+  return Page(absl::StrCat("Job ", job.id()), "Jobs", who.label, who.csrf, body, attributes);
 }
 
 std::string ProblemsPage(const std::vector<v1::ProblemSummary>& problems, const Who& who) {
@@ -302,7 +302,7 @@ std::string ProblemsPage(const std::vector<v1::ProblemSummary>& problems, const 
     absl::StrAppend(&body, "<tr><td><a href=\"/problems/", UrlEncode(p.name()), "\">", Escape(p.name()), "</a></td>",
                     TdN(absl::StrCat(p.level())), Td(p.title()), "</tr>");
   }
-  return Page("Problems", "Problems", who.label, body + "</table>");
+  return Page("Problems", "Problems", who.label, who.csrf, body + "</table>");
 }
 
 std::string ProblemPage(const server::CatalogEntry& entry, const std::vector<v1::BaselineTiming>& baselines,
@@ -333,7 +333,7 @@ std::string ProblemPage(const server::CatalogEntry& entry, const std::vector<v1:
   }
   absl::StrAppend(&body, "</table>", baselines.empty() ? "<p>No baselines measured yet.</p>" : "",
                   "<h2>Prompt (what an LLM is given)</h2><pre>", Escape(p.prompt()), "</pre>");
-  return Page(p.name(), "Problems", who.label, body);
+  return Page(p.name(), "Problems", who.label, who.csrf, body);
 }
 
 namespace {
@@ -385,7 +385,7 @@ std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, c
       absl::StrAppend(&body, "<tr><td><a href=\"/runs?a=", UrlEncode(tag), "\">", Escape(tag), "</a></td>",
                       TdN(absl::StrCat(count)), "</tr>");
     }
-    return Page("Runs", "Runs", who.label, body + "</table>");
+    return Page("Runs", "Runs", who.label, who.csrf, body + "</table>");
   }
   std::vector<double> ps;
   for (const v1::FastP& f : a->curve) ps.push_back(f.p());
@@ -401,22 +401,23 @@ std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, c
                   "<h2>fast_p over p (speedup threshold against ",
                   baseline.empty() ? "each problem's default denominator" : Escape(baseline), ")</h2>",
                   Lines(ps, lines, 1.0, "p", "fraction of jobs correct and faster than p", 720, 260));
-  return Page("Runs", "Runs", who.label, body);
+  return Page("Runs", "Runs", who.label, who.csrf, body);
 }
 
-std::string LoginPage(const std::string& error, const std::string& next) {
+std::string LoginPage(const std::string& error, const std::string& next, const std::string& csrf) {
   std::string body = absl::StrCat(
       error.empty() ? "" : absl::StrCat("<p class=\"err\">", Escape(error), "</p>"),
       "<p>Sign in with your kjudge API key (a submitter or admin key; the same keys as the server). "
       "The key is checked against the server's database on every page.</p>"
       "<form method=\"post\" action=\"/login\"><input type=\"password\" name=\"key\" size=\"60\" placeholder=\"kj_...\">"
       "<input type=\"hidden\" name=\"next\" value=\"",
-      Escape(next), "\"><button>sign in</button></form>");
-  return Page("Sign in", "", "", body);
+      Escape(next), "\"><input type=\"hidden\" name=\"csrf\" value=\"", Escape(csrf),
+      "\"><button>sign in</button></form>");
+  return Page("Sign in", "", "", "", body);
 }
 
 std::string ErrorPage(int status, const std::string& message, const Who& who) {
-  return Page(absl::StrCat("Error ", status), "", who.label, absl::StrCat("<p class=\"err\">", Escape(message), "</p>"));
+  return Page(absl::StrCat("Error ", status), "", who.label, who.csrf, absl::StrCat("<p class=\"err\">", Escape(message), "</p>"));
 }
 
 }  // namespace kjudge::dashboard
