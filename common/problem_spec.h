@@ -73,6 +73,10 @@
 //                                    # A GEMM's 2MNK is not (Strassen-like and algebraic
 //                                    # rewrites do less), nor is any count an exact rewrite
 //                                    # could shrink (level2/14: a sum of a GEMM is a GEMV).
+//   min_flops = "7 * M * N * K / 4"  # optional: the fewest flops ANY correct algorithm does
+//                                    # (for a GEMM: 2MNK less one level of Strassen's
+//                                    # savings); the compute term of the SUSPICIOUS floor.
+//                                    # flops_lower_bound = true means min_flops = flops.
 //
 //   [[baseline]]                     # optional: library baselines besides the reference
 //   name = "cublas"
@@ -169,6 +173,9 @@ struct CostModel {
   // `flops` is a true lower bound for any correct algorithm (declared by the problem): only
   // then does the compute term enter the floor below which a timing is SUSPICIOUS.
   bool flops_lower_bound = false;
+  // The fewest flops any correct algorithm does ([cost] min_flops), when declared: the compute
+  // term of the SUSPICIOUS floor (flops itself when flops_lower_bound; none when neither).
+  std::optional<Expr> min_flops;
 };
 
 struct LibraryBaselineSpec {

@@ -650,7 +650,8 @@ class SpecParser {
   absl::Status ParseCost(const toml::table& root) {
     absl::StatusOr<const toml::table*> cost = r_.GetTable(root, "", "cost");
     if (!cost.ok()) return cost.status();
-    if (absl::Status st = r_.CheckKeys(**cost, "cost", {"flops", "bytes", "flops_lower_bound"});
+    if (absl::Status st =
+            r_.CheckKeys(**cost, "cost", {"flops", "bytes", "flops_lower_bound", "min_flops"});
         !st.ok()) {
       return st;
     }
@@ -666,6 +667,16 @@ class SpecParser {
       absl::StatusOr<Expr> expr = SizeExpr(**node, TomlReader::Join("cost", key));
       if (!expr.ok()) return expr.status();
       *out = *std::move(expr);
+    }
+    if ((*cost)->contains("min_flops")) {
+      if (spec_.cost.flops_lower_bound) {
+        return r_.Error(*(*cost)->get("min_flops"), "cost.min_flops",
+                        "give either min_flops or flops_lower_bound = true (which means "
+                        "min_flops = flops), not both");
+      }
+      absl::StatusOr<Expr> expr = SizeExpr(*(*cost)->get("min_flops"), "cost.min_flops");
+      if (!expr.ok()) return expr.status();
+      spec_.cost.min_flops = *std::move(expr);
     }
     return absl::OkStatus();
   }

@@ -215,7 +215,8 @@ absl::StatusOr<Ceilings> MeasureCeilings(cudaStream_t stream, CublasHandle& cubl
   return c;
 }
 
-ComputeRate ComputeRateFor(std::span<const DType> dtypes, const Ceilings& ceilings) {
+ComputeRate ComputeRateFor(std::span<const DType> dtypes, const Ceilings& ceilings,
+                           double rel_l2) {
   bool f32 = false;
   bool f16 = false;
   bool bf16 = false;
@@ -238,7 +239,16 @@ ComputeRate ComputeRateFor(std::span<const DType> dtypes, const Ceilings& ceilin
   std::vector<ComputeRate> needed;
   if (f32) {
     needed.push_back({ceilings.sgemm_tflops, "SGEMM"});
-    needed.push_back({ceilings.tf32_tflops, "TF32 tensor-core GEMM"});
+    if (rel_l2 >= kTf32MinRelL2) {
+      needed.push_back({ceilings.tf32_tflops, "TF32 tensor-core GEMM"});
+    } else {
+      // Split precision: three passes of the faster of TF32 and BF16 (an unmeasured BF16
+      // rate leaves TF32's, which must be measured).
+      const double split = std::max(ceilings.tf32_tflops, ceilings.bf16_tflops) / 3.0;
+      needed.push_back({ceilings.tf32_tflops > 0.0 ? split : 0.0,
+                        "fp32-accurate split precision on tensor cores, max(TF32, BF16) / 3 (the "
+                        "tolerance excludes 1xTF32)"});
+    }
   }
   if (f16) needed.push_back({ceilings.fp16_tflops, "FP16 tensor-core GEMM"});
   if (bf16) needed.push_back({ceilings.bf16_tflops, "BF16 tensor-core GEMM"});
@@ -259,7 +269,7 @@ PhysicalFloor FloorOf(const ProblemSpec& spec, const Shape& shape, const Ceiling
   dtypes.reserve(spec.tensors.size());
   for (const TensorSpec& t : spec.tensors) dtypes.push_back(t.dtype);
   PhysicalFloor floor;
-  floor.rate = ComputeRateFor(dtypes, ceilings);
+  floor.rate = ComputeRateFor(dtypes, ceilings, spec.tolerance.rel_l2);
   if (ceilings.copy_gbs > 0.0 && bytes > 0.0) {
     floor.memory_us = bytes / (ceilings.copy_gbs * 1e9) * 1e6;
   }
@@ -274,9 +284,17 @@ PhysicalFloor ImpossibleFloorOf(const ProblemSpec& spec, const Shape& shape,
                                 const Ceilings& ceilings) {
   PhysicalFloor floor = FloorOf(spec, shape, ceilings);
   if (spec.cost.flops_lower_bound) return floor;
+  if (spec.cost.min_flops.has_value()) {
+    const double min_flops = Evaluate(*spec.cost.min_flops, spec.BindingsFor(shape));
+    floor.compute_us = floor.rate.tflops > 0.0 && min_flops > 0.0
+                           ? min_flops / (floor.rate.tflops * 1e12) * 1e6
+                           : 0.0;
+    floor.us = std::max(floor.compute_us, floor.memory_us);
+    return floor;
+  }
   floor.compute_us = 0.0;
-  floor.rate = {0.0, "none: the problem does not declare its flops a lower bound for every "
-                     "correct algorithm ([cost] flops_lower_bound)"};
+  floor.rate = {0.0, "none: the problem declares no lower bound on its flops for every "
+                     "correct algorithm ([cost] min_flops or flops_lower_bound)"};
   floor.us = floor.memory_us;
   return floor;
 }

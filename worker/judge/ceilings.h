@@ -28,8 +28,10 @@
 // at least once, so the memory term is always in. The impossible floor must be a true lower
 // bound, so the compute rate is also the most lenient (fastest) way the hardware can
 // legitimately compute the problem, judged by its tensors' dtypes:
-//   * f32 -> max(SGEMM, TF32): an fp32-accurate kernel may use tensor cores (3xTF32 split
-//     precision; 1xTF32 where the tolerance allows) and TF32 is faster than any of those;
+//   * f32 -> max(SGEMM, TF32) where the tolerance admits 1xTF32 (rel_l2 >= kTf32MinRelL2:
+//     a 1xTF32 GEMM lands near 3e-4 relative L2), else max(SGEMM, TF32 / 3, BF16 / 3): an
+//     fp32-accurate kernel then needs split precision on the tensor cores (3xTF32; 3 bf16
+//     products reach ~1e-5), each pass at most the library's rate;
 //   * f16 -> FP16; bf16 -> BF16; several of f32 / f16 / bf16 -> the fastest of their rates;
 //   * f64, i32, i64 add no path of their own (nothing faster than the others' rates); a
 //     problem with none of f32 / f16 / bf16 has no compute floor (bytes only);
@@ -38,6 +40,9 @@
 //   * a rate that was not measured (0) among those needed: no compute floor, since the
 //     remaining rates could be too strict.
 // A kernel under even this lenient floor is not faster code: it skips work or cheats.
+// The compute term of the impossible floor counts [cost] min_flops (the fewest flops any
+// correct algorithm does; for a GEMM 7/8 of 2MNK, one level of Strassen's savings), or
+// flops when flops_lower_bound = true; neither: bytes only.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -71,7 +76,11 @@ struct ComputeRate {
   double tflops = 0.0;  // 0: no compute floor
   std::string name;     // "SGEMM", "TF32 tensor-core GEMM", ...; why there is none when 0
 };
-ComputeRate ComputeRateFor(std::span<const DType> dtypes, const Ceilings& ceilings);
+// Below this relative-L2 tolerance an f32 problem's answer cannot come from 1xTF32.
+inline constexpr double kTf32MinRelL2 = 1e-4;
+// `rel_l2` is the problem's tolerance (default: loose enough for 1xTF32).
+ComputeRate ComputeRateFor(std::span<const DType> dtypes, const Ceilings& ceilings,
+                           double rel_l2 = 1.0);
 
 struct PhysicalFloor {
   double us = 0.0;          // max(compute_us, memory_us); 0 when unknown
@@ -84,8 +93,9 @@ struct PhysicalFloor {
 // 0 when unknown (no cost model, no ceilings, or an expression that does not evaluate).
 PhysicalFloor FloorOf(const ProblemSpec& spec, const Shape& shape, const Ceilings& ceilings);
 // The floor no correct kernel can beat, for the SUSPICIOUS decision: FloorOf with compute_us
-// (and its share of us) dropped unless spec.cost.flops_lower_bound; `rate` is then
-// {0, "none: ... flops_lower_bound ..."} saying why. us = max(compute_us, memory_us) as above.
+// from spec.cost.min_flops (or flops when flops_lower_bound), dropped when the problem
+// declares neither; `rate` is then {0, "none: ... min_flops ..."} saying why.
+// us = max(compute_us, memory_us) as above.
 PhysicalFloor ImpossibleFloorOf(const ProblemSpec& spec, const Shape& shape,
                                 const Ceilings& ceilings);
 double FloorUs(const ProblemSpec& spec, const Shape& shape, const Ceilings& ceilings);

@@ -58,6 +58,7 @@ TEST(Ceilings, FloorIsTheSlowerOfComputeAndMemory) {
 TEST(Ceilings, F32IsHeldToTheFasterOfSgemmAndTf32) {
   absl::StatusOr<ProblemSpec> spec = ParseProblemSpec(testing::kReluSpec, "relu.toml");
   ASSERT_TRUE(spec.ok()) << spec.status();
+  spec->tolerance.rel_l2 = kTf32MinRelL2;  // loose enough for 1xTF32 (see the split test)
   // 1e12 flops (1e6 x 1e6 ReLU) at 400 TFLOP/s (TF32, not SGEMM's 50) = 2.5 ms.
   const PhysicalFloor f = FloorOf(*spec, ShapeOf(1000000, 1000000), Hopperish());
   EXPECT_EQ(f.rate.name, "TF32 tensor-core GEMM");
@@ -166,6 +167,40 @@ TEST(ClockMonitor, NeverFailsAndSaysWhyWhenUnavailable) {
   EXPECT_FALSE(m->available());
   EXPECT_FALSE(m->reason().empty());
   EXPECT_EQ(m->SmClockMhz(), 0);
+}
+
+TEST(Ceilings, AnF32ToleranceUnder1xTf32sErrorHoldsToSplitPrecision) {
+  const Ceilings c = Hopperish();  // SGEMM 50, TF32 400, BF16 700
+  const std::vector<DType> f32 = {DType::kF32};
+  EXPECT_EQ(ComputeRateFor(f32, c, kTf32MinRelL2).name, "TF32 tensor-core GEMM");
+  const ComputeRate split = ComputeRateFor(f32, c, 1e-5);
+  EXPECT_NEAR(split.tflops, 700.0 / 3.0, 1e-9);  // the faster of TF32 and BF16, three passes
+  EXPECT_NE(split.name.find("split precision"), std::string::npos);
+  // Split precision slower than SIMT: SIMT.
+  EXPECT_EQ(ComputeRateFor(f32, Ceilings{1000.0, 50.0, 90.0, 0.0, 100.0}, 1e-5).tflops, 50.0);
+  // TF32 unmeasured: no compute floor, even with BF16.
+  EXPECT_EQ(ComputeRateFor(f32, Ceilings{1000.0, 50.0, 0.0, 0.0, 700.0}, 1e-5).tflops, 0.0);
+}
+
+TEST(Ceilings, MinFlopsIsTheComputeTermOfTheImpossibleFloor) {
+  // A GEMM-like cost: 2e9 flops, min_flops 7/8 of them, 8e6 bytes; tolerance under 1xTF32's.
+  std::string toml = testing::kReluSpec;
+  const std::string bytes_line = "bytes = \"8 * M * N\"";
+  const size_t at = toml.find(bytes_line);
+  ASSERT_NE(at, std::string::npos);
+  toml.insert(at + bytes_line.size(), "\nmin_flops = \"7 * M * N / 4\"");
+  absl::StatusOr<ProblemSpec> spec = ParseProblemSpec(toml, "relu/problem.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->cost.min_flops.has_value());
+  spec->tolerance.rel_l2 = 1e-5;
+  const Ceilings slow_alu{1000.0, 0.001, 0.003, 0.0, 0.0};  // TF32 / 3 = 0.001 TFLOP/s
+  const PhysicalFloor f = ImpossibleFloorOf(*spec, ShapeOf(1000, 1000), slow_alu);
+  // min_flops 1.75e6 at 1e9 flop/s = 1750 us (not flops' 2000 us); bytes 8 us.
+  EXPECT_NEAR(f.compute_us, 1750.0, 1e-6);
+  EXPECT_NEAR(f.us, 1750.0, 1e-6);
+  // Both declared: refused with a message naming the key.
+  toml.insert(toml.find("min_flops"), "flops_lower_bound = true\n");
+  EXPECT_FALSE(ParseProblemSpec(toml, "relu/problem.toml").ok());
 }
 
 }  // namespace
