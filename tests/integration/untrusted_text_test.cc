@@ -101,7 +101,7 @@ TEST(UntrustedText, StoredTextRefusesBidiAndLineSeparators) {
   ASSERT_TRUE(api.Submit(request, &response).ok());
 
   CliResult cli = cluster.Cli({"submit", SourcePath("problems/level1/19_ReLU/solution.cu"), "-p", "level1/19_ReLU",
-                               "--compile-only", "--tag", "note=a\xe2\x81\xa6" "b"});
+                               "--compile-only", "--tag", std::string("note=a\xe2\x81\xa6") + "b"});
   EXPECT_EQ(cli.exit_code, 2) << cli.err;
   EXPECT_NE(cli.err.find("tags[note]: bidi control (isolate) U+2066 at byte offset 1;"), std::string::npos) << cli.err;
 }
