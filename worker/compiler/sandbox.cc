@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -18,6 +19,9 @@ namespace kjudge::compiler {
 using runner::Append;
 using runner::Cat;
 namespace {
+
+// CPU seconds the warm-up compile may take on top of the compile's own limit.
+constexpr rlim_t kWarmUpCpuSeconds = 10;
 
 absl::Status Errno(std::string_view what) {
   return absl::InternalError(Cat("sandbox: ", what, ": ", std::strerror(errno)));
@@ -38,7 +42,8 @@ absl::Status ApplyRlimits(const SandboxOptions& options) {
   // services running as nobody), so any value is either useless or breaks concurrent compiles;
   // seccomp refuses new processes instead.
   for (absl::Status s : {SetLimit(RLIMIT_AS, options.memory_bytes, options.memory_bytes, "AS"),
-                         SetLimit(RLIMIT_CPU, cpu, cpu + 1, "CPU"),
+                         // Room for the warm-up until RestartCpuLimit() sets the compile's own.
+                         SetLimit(RLIMIT_CPU, cpu + kWarmUpCpuSeconds, cpu + kWarmUpCpuSeconds + 1, "CPU"),
                          SetLimit(RLIMIT_FSIZE, 0, 0, "FSIZE"),
                          SetLimit(RLIMIT_NOFILE, 64, 64, "NOFILE"),
                          SetLimit(RLIMIT_CORE, 0, 0, "CORE"),
@@ -46,6 +51,18 @@ absl::Status ApplyRlimits(const SandboxOptions& options) {
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+// The CPU limit counts from after the warm-up compile (a spare compiler warms up long before
+// its compile), so the compile itself gets exactly --cpu-seconds and a limit message that names
+// N seconds is true. Only lowers the limits ApplyRlimits() set, which needs no privilege.
+absl::Status RestartCpuLimit(const SandboxOptions& options) {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return Errno("getrusage");
+  const auto used = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1);
+  const rlim_t most = static_cast<rlim_t>(options.cpu_seconds) + kWarmUpCpuSeconds;
+  const rlim_t soft = std::min(used + static_cast<rlim_t>(options.cpu_seconds), most);
+  return SetLimit(RLIMIT_CPU, soft, soft + 1, "CPU");
 }
 
 absl::Status DropPrivileges(const SandboxOptions& options) {
@@ -68,6 +85,7 @@ absl::StatusOr<std::string> EnterSandbox(const SandboxOptions& options) {
   if (options.warm_up) {
     if (absl::Status s = options.warm_up(); !s.ok()) return s;
   }
+  if (absl::Status s = RestartCpuLimit(options); !s.ok()) return s;
   if (::geteuid() == 0) {
     if (absl::Status s = DropPrivileges(options); !s.ok()) return s;
     Append(&description, ", uid ", options.uid);

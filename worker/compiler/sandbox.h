@@ -2,11 +2,13 @@
 //
 // Contract: EnterSandbox() applies, in this order:
 //   1. rlimits: RLIMIT_AS = memory_bytes (NVRTC's arenas then fail with "out of memory"
-//      instead of the machine), RLIMIT_CPU = cpu_seconds soft / +1 hard (SIGXCPU, then
-//      SIGKILL), RLIMIT_FSIZE 0 (no file may grow; SIGXFSZ is ignored so a write fails with
+//      instead of the machine), RLIMIT_CPU = cpu_seconds + 10 s for the warm-up (SIGXCPU,
+//      then SIGKILL at +1 s), RLIMIT_FSIZE 0 (no file may grow; SIGXFSZ is ignored so a write fails with
 //      EFBIG instead of killing us), RLIMIT_NOFILE 64, RLIMIT_CORE 0, RLIMIT_MEMLOCK 0;
 //   2. warm_up(): runs while the process can still read everything (NVRTC dlopens
-//      libnvrtc-builtins at its first compile; after Landlock it could not);
+//      libnvrtc-builtins at its first compile; after Landlock it could not); then RLIMIT_CPU
+//      is lowered to the CPU time used so far (rounded up) + cpu_seconds, so the compile itself
+//      gets cpu_seconds;
 //   3. when running as root: setgroups(0), setgid(gid), setuid(uid) (default nobody 65534),
 //      checked to be irreversible;
 //   4. prctl(PR_SET_NO_NEW_PRIVS, 1) and PR_SET_DUMPABLE 0 (no ptrace/proc access by peers);

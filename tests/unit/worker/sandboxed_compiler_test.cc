@@ -315,6 +315,7 @@ TEST(SandboxedCompiler, CpuAndWallLimitsNameThemselves) {
   SandboxedCompilerOptions options = Options();
   options.limits.memory_mib = 8192;
   options.limits.cpu_seconds = 1;
+  options.limits.wall_seconds = 120;  // the CPU limit alone, even on a loaded machine
   absl::StatusOr<CompileOutcome> cpu = SandboxedCompiler(options).Compile(Request(kTemplateBomb));
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_FALSE(cpu->success);
