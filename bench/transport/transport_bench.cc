@@ -84,7 +84,7 @@ grpc::Status Call(const std::string& address, const std::string& method, const s
   grpc::ByteBuffer response;
   std::promise<grpc::Status> done;
   stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
-                 [&](grpc::Status status) { done.set_value(status); });
+                 [&](const grpc::Status& status) { done.set_value(status); });
   return done.get_future().get();
 }
 
@@ -206,6 +206,7 @@ int Memory(const std::string& server, int pid, int requests, int mib) {
   std::mutex mutex;
   std::map<std::string, int> answers;
   std::vector<std::thread> clients;
+  clients.reserve(static_cast<size_t>(requests));
   const auto start = Clock::now();
   for (int i = 0; i < requests; ++i) {
     clients.emplace_back([&] {

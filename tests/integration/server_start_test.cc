@@ -40,7 +40,7 @@ void ExpectNoSql(const std::string& text) {
 
 TEST(ServerStart, UnreadableTlsFilesAreNamedWithTheReason) {
   Cluster cluster("start-tls-files");
-  const std::string dir = cluster.dir();
+  const std::string& dir = cluster.dir();
   std::ofstream(dir + "/key.pem") << "-----BEGIN PRIVATE KEY-----\n";
   // A directory cannot be read as a file, even by root (chmod 000 would not stop root).
   std::filesystem::create_directories(dir + "/cert-dir");

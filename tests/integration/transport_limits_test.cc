@@ -95,7 +95,7 @@ grpc::Status HealthCheck(const std::string& address, std::chrono::milliseconds d
   grpc::ByteBuffer response;
   std::promise<grpc::Status> done;
   stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
-                 [&](grpc::Status status) { done.set_value(status); });
+                 [&](const grpc::Status& status) { done.set_value(status); });
   return done.get_future().get();
 }
 
@@ -330,7 +330,7 @@ grpc::Status RawSubmit(const std::string& address, const std::string& body) {
   grpc::ByteBuffer response;
   std::promise<grpc::Status> done;
   stub.UnaryCall(&context, "/kjudge.v1.ClientService/Submit", grpc::StubOptions(), &request, &response,
-                 [&](grpc::Status status) { done.set_value(status); });
+                 [&](const grpc::Status& status) { done.set_value(status); });
   return done.get_future().get();
 }
 
