@@ -12,7 +12,6 @@ namespace kjudge::dashboard {
 namespace {
 
 using server::Sql;
-using server::SqlText;
 using server::Statement;
 
 // The server's visibility rule (job_store.cc): ?1 = 1 for admins, else only jobs of key ?2.
@@ -175,16 +174,19 @@ absl::Status Queries::FillActivity(Lane& lane, const Viewer& viewer, int64_t now
   // skipping through the index (one seek each); a verdict gets a series when a visible job of
   // it finished in the window, as when the rows were grouped (a finish at or after now_ms has
   // no hour, but still makes its verdict's series).
-  absl::StatusOr<Statement> hours = lane.shared.db->Prepare(Sql::Join({
+  Sql hours_sql(
       "WITH RECURSIVE v(verdict) AS ("
       "  SELECT MIN(verdict) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 UNION ALL "
       "  SELECT (SELECT MIN(verdict) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 AND verdict > v.verdict) "
       "  FROM v WHERE v.verdict IS NOT NULL), "
       "h(i, lo) AS (SELECT 0, ?3 UNION ALL SELECT i + 1, lo + ?4 FROM h WHERE i < 23) "
       "SELECT v.verdict, h.i, (SELECT COUNT(*) FROM jobs INDEXED BY jobs_done_by_verdict WHERE state = 3 "
-      "  AND verdict = v.verdict AND finished_unix_ms >= h.lo AND finished_unix_ms < h.lo + ?4 AND ", kVisible, ") "
-      "FROM v, h WHERE v.verdict IS NOT NULL AND EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_done_by_verdict "
-      "  WHERE state = 3 AND verdict = v.verdict AND finished_unix_ms >= ?3 AND ", kVisible, ")"}));
+      "  AND verdict = v.verdict AND finished_unix_ms >= h.lo AND finished_unix_ms < h.lo + ?4 AND ");
+  hours_sql.Append(kVisible).Append(
+      ") FROM v, h WHERE v.verdict IS NOT NULL AND EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_done_by_verdict "
+      "  WHERE state = 3 AND verdict = v.verdict AND finished_unix_ms >= ?3 AND ");
+  hours_sql.Append(kVisible).Append(")");
+  absl::StatusOr<Statement> hours = lane.shared.db->Prepare(hours_sql);
   if (!hours.ok()) return hours.status();
   BindViewer(*hours, viewer);
   hours->Bind(3, day_start).Bind(4, kHourMs);

@@ -350,10 +350,10 @@ absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const 
     return absl::InvalidArgumentError(
         absl::StrCat("at most ", kMaxFilterTags, " tags in one filter (", filter.tags.size(), " given)"));
   }
-  Sql sql = Sql::Join({"SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible,
-                       " AND (?3 = 0 OR state = ?3) AND (?4 = '' OR problem = ?4)"
-                       " AND (?5 = 0 OR id < ?5) AND (?7 = 0 OR verdict = ?7)"
-                       " AND (?8 = 0 OR created_unix_ms >= ?8) AND (?9 = 0 OR created_unix_ms < ?9)"});
+  Sql sql = Sql::Join({"SELECT ", kJobColumns, " FROM jobs WHERE ", kVisible});
+  sql.Append(" AND (?3 = 0 OR state = ?3) AND (?4 = '' OR problem = ?4)"
+             " AND (?5 = 0 OR id < ?5) AND (?7 = 0 OR verdict = ?7)"
+             " AND (?8 = 0 OR created_unix_ms >= ?8) AND (?9 = 0 OR created_unix_ms < ?9)");
   // Each tag is one seek of job_tags (schema 0005); its key and its value are both bound
   // parameters, so no byte of a request reaches the SQL text.
   constexpr int kFirstTagParam = 10;
