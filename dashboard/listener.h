@@ -1,7 +1,7 @@
 // Listener: the dashboard's HTTP(S) server, hardened against clients that connect and then
 // hold a connection without finishing a request (slow-loris, silent sockets).
 //
-// Contract: Listen binds host:port with a listen backlog of `backlog` and serves requests on
+// Contract: Bind binds host:port with a listen backlog of `backlog` and serves requests on
 // `threads` threads (cpp-httplib's default is 8 threads and a backlog of 5, which 8 trickling
 // connections fill). On plain HTTP every request - request line, headers and body - must
 // arrive within `request_deadline` of the server starting to wait for it, and each read within
@@ -23,7 +23,7 @@
 namespace kjudge::dashboard {
 
 struct ListenerLimits {
-  size_t threads = 64;
+  size_t threads = 256;  // mostly blocked in poll(): cheap; a thread per held connection
   int backlog = 1024;
   std::chrono::milliseconds read_timeout{5000};
   std::chrono::milliseconds request_deadline{10000};
