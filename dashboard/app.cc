@@ -196,10 +196,10 @@ std::string RedactForTenant(const std::string& text, const std::string& own_key_
   while (i < text.size()) {
     const bool boundary = i == 0 || !(absl::ascii_isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_');
     if (boundary && text.compare(i, 2, "w-") == 0 && hex_run(i + 2, 16)) {
-      out += "(a worker)";
+      out += "a worker";
       i += 18;
     } else if (boundary && text.compare(i, 3, "kj_") == 0 && hex_run(i + 3, 8) && text.compare(i, 11, own_key_id) != 0) {
-      out += "(an admin)";
+      out += "an admin";
       i += 11;
     } else {
       out += text[i++];

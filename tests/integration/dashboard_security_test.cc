@@ -571,6 +571,7 @@ TEST_F(DashboardSecurity, TenantsSeeNoWorkerIdAndNoAdminKeyId) {
     EXPECT_EQ(r.body.find(worker_id), std::string::npos) << "worker id on alice's " << path;
     EXPECT_EQ(r.body.find(admin_id), std::string::npos) << "admin key id on alice's " << path;
   }
+  EXPECT_NE(Http(port_, "GET", "/jobs/" + cancelled_job.job_id(), {as_alice}).body.find("CANCELLED"), std::string::npos);
 }
 
 }  // namespace
