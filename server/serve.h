@@ -25,7 +25,11 @@ struct ServeOptions {
   std::string tls_key;
   // Transport limits (docs: README "Limits"). Seconds unless named otherwise; 0 = no limit
   // where noted.
-  int first_bytes_timeout_ms = 2000;     // plaintext: a new connection silent this long is closed
+  // plaintext: a new connection silent this long is closed. Not 2 s: gRPC's Python client
+  // (grpcio 1.51) was seen holding a reconnection silent for 2-5 s after a server restart, and
+  // closing it at 2 s kept that client out for good. Silent connections cannot lock others
+  // out meanwhile: when descriptors run short the oldest silent one is closed first.
+  int first_bytes_timeout_ms = 10000;
   int max_pending_per_address = 64;      // plaintext: connections one address may hold before speaking
   int handshake_timeout_s = 10;          // TLS listener: connection closed without HTTP/2 SETTINGS by then
   int max_connection_idle_s = 30;        // a connection with no call for this long is closed

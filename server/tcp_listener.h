@@ -56,7 +56,7 @@ class TcpListener {
 
   struct Limits {
     int64_t descriptor_limit = 1024;    // RLIMIT_NOFILE's soft limit; the reserve is derived from it
-    int first_bytes_timeout_ms = 2000;  // a pending connection silent this long is closed
+    int first_bytes_timeout_ms = 10000;  // a pending connection silent this long is closed
     int max_pending_per_address = 64;   // pending connections one peer address may hold
   };
   // Starts the accept thread, which hands connections to `server` (started, plaintext) until
