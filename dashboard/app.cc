@@ -267,7 +267,7 @@ void App::Register(httplib::Server& server) {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+  server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, const std::exception_ptr& ep) {
     std::string what = "unknown exception";
     try {
       if (ep) std::rethrow_exception(ep);

@@ -110,7 +110,7 @@ int Serve(const Options& options) {
   }
   stopped.notify_all();
   // listen_after_bind also returns when the listener fails: wake the stopper, which exits at once.
-  pthread_kill(stopper.native_handle(), SIGTERM);
+  pthread_kill(stopper.native_handle(), SIGINT);
   stopper.join();
   return 0;
 }

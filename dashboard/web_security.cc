@@ -72,8 +72,8 @@ std::string SafeNext(std::string_view next) {
   return std::string(next);
 }
 
-HostAllowList::HostAllowList(std::vector<std::string> entries) {
-  for (std::string& e : entries) entries_.push_back(absl::AsciiStrToLower(e));
+HostAllowList::HostAllowList(const std::vector<std::string>& entries) {
+  for (const std::string& e : entries) entries_.push_back(absl::AsciiStrToLower(e));
 }
 
 HostAllowList HostAllowList::ForListener(const std::string& host, int port) {
@@ -84,7 +84,7 @@ HostAllowList HostAllowList::ForListener(const std::string& host, int port) {
   for (const char* name : {"localhost", "127.0.0.1", "[::1]"}) entries.push_back(name + p);
   std::sort(entries.begin(), entries.end());
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
-  return HostAllowList(std::move(entries));
+  return HostAllowList(entries);
 }
 
 bool HostAllowList::Allows(std::string_view header) const {

@@ -29,7 +29,7 @@ std::string SafeNext(std::string_view next);
 // a non-empty one).
 class HostAllowList {
  public:
-  explicit HostAllowList(std::vector<std::string> entries);
+  explicit HostAllowList(const std::vector<std::string>& entries);
   // The default for a listener on host:port: that host and localhost, 127.0.0.1 and [::1],
   // each with the port.
   static HostAllowList ForListener(const std::string& host, int port);
