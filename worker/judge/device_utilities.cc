@@ -104,6 +104,30 @@ template <> __device__ __forceinline__ __nv_fp8_e5m2 kj_convert_f<__nv_fp8_e5m2>
 // math 53 bits from two words (8 values a block); element e is value e % per of block e / per,
 // whatever the launch configuration. A block's values are staged in shared memory and stored
 // coalesced.
+__device__ __forceinline__ float kj_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double kj_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float kj_log(float x) { return logf(x); }
+__device__ __forceinline__ double kj_log(double x) { return log(x); }
+__device__ __forceinline__ void kj_sincospi(float x, float* s, float* c) { sincospif(x, s, c); }
+__device__ __forceinline__ void kj_sincospi(double x, double* s, double* c) { sincospi(x, s, c); }
+
+// Two values from the uniforms u1 in (0, 1] and u2 in [0, 1) (`step` = their resolution):
+// normal (dist 0): a + b * sqrt(-2 ln u1) * (cos, sin)(2 pi u2); uniform: a + (b - a) *
+// (u1 - step, u2).
+template <typename R>
+__device__ __forceinline__ void kj_pair(R u1, R u2, R step, int dist, R a, R b, R* v0, R* v1) {
+  if (dist == 0) {
+    const R r = kj_sqrt(R(-2) * kj_log(u1));
+    R sn, cs;
+    kj_sincospi(R(2) * u2, &sn, &cs);
+    *v0 = a + b * r * cs;
+    *v1 = a + b * r * sn;
+  } else {
+    *v0 = a + (b - a) * (u1 - step);
+    *v1 = a + (b - a) * u2;
+  }
+}
+
 template <bool kFloatMath> struct KjPer { static constexpr int value = kFloatMath ? 16 : 8; };
 constexpr int kKjFillThreads = 256;
 
@@ -126,19 +150,10 @@ __device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int
     if (kFloatMath) {
 #pragma unroll
       for (int p = 0; p < 8; ++p) {
-        const float u1 = (float)((w[2 * p] >> 8) + 1u) * (1.0f / 16777216.0f);        // (0, 1]
-        const float u2 = (float)(w[2 * p + 1] >> 8) * (1.0f / 16777216.0f);           // [0, 1)
         float v0, v1;
-        if (dist == 0) {
-          const float r = sqrtf(-2.0f * logf(u1));
-          float sn, cs;
-          sincospif(2.0f * u2, &sn, &cs);
-          v0 = af + bf * r * cs;
-          v1 = af + bf * r * sn;
-        } else {
-          v0 = af + (bf - af) * (u1 - 1.0f / 16777216.0f);
-          v1 = af + (bf - af) * u2;
-        }
+        kj_pair<float>((float)((w[2 * p] >> 8) + 1u) * (1.0f / 16777216.0f),  // (0, 1]
+                       (float)(w[2 * p + 1] >> 8) * (1.0f / 16777216.0f),     // [0, 1)
+                       1.0f / 16777216.0f, dist, af, bf, &v0, &v1);
         mine[2 * p] = kj_convert_f<T>(v0);
         mine[2 * p + 1] = kj_convert_f<T>(v1);
       }
@@ -147,19 +162,10 @@ __device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int
       for (int p = 0; p < 4; ++p) {
         const unsigned long long h1 = ((unsigned long long)w[4 * p + 1] << 32) | w[4 * p];
         const unsigned long long h2 = ((unsigned long long)w[4 * p + 3] << 32) | w[4 * p + 2];
-        const double u1 = (double)((h1 >> 11) + 1ull) * (1.0 / 9007199254740992.0);  // (0, 1]
-        const double u2 = (double)(h2 >> 11) * (1.0 / 9007199254740992.0);           // [0, 1)
         double v0, v1;
-        if (dist == 0) {
-          const double r = sqrt(-2.0 * log(u1));
-          double sn, cs;
-          sincospi(2.0 * u2, &sn, &cs);
-          v0 = a + b * r * cs;
-          v1 = a + b * r * sn;
-        } else {
-          v0 = a + (b - a) * (u1 - 1.0 / 9007199254740992.0);
-          v1 = a + (b - a) * u2;
-        }
+        kj_pair<double>((double)((h1 >> 11) + 1ull) * (1.0 / 9007199254740992.0),  // (0, 1]
+                        (double)(h2 >> 11) * (1.0 / 9007199254740992.0),           // [0, 1)
+                        1.0 / 9007199254740992.0, dist, a, b, &v0, &v1);
         mine[2 * p] = kj_convert<T>(v0);
         mine[2 * p + 1] = kj_convert<T>(v1);
       }
