@@ -9,11 +9,14 @@
 #include "server/job_streams.h"
 #include "server/kernel_metrics.h"
 #include "common/log.h"
+#include "proto/result_caps.h"
 
 namespace kjudge::server {
 namespace {
 
 constexpr int kMaxBatch = 100;
+// An unknown name echoed in an error: capped (a name is free text of any length).
+constexpr size_t kMaxEchoedNameBytes = 200;
 constexpr int kMaxWatchedJobs = 1000;
 constexpr int kDefaultPageSize = 50;
 constexpr int kMaxPageSize = 500;
@@ -68,7 +71,8 @@ grpc::Status ClientService::GetProblem(grpc::ServerContext* context, const v1::G
   const CatalogEntry* entry = state_->catalog->Find(request->name());
   if (entry == nullptr) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                        absl::StrCat("unknown problem '", request->name(), "'; `kjudge problems` lists them"));
+                        absl::StrCat("unknown problem '", CapText(request->name(), kMaxEchoedNameBytes),
+                                     "'; `kjudge problems` lists them"));
   }
   *response = entry->proto;
   return grpc::Status::OK;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
+#include "server/rpc_errors.h"
 
 namespace kjudge::server {
 namespace {
@@ -32,7 +33,7 @@ grpc::ServerWriteReactor<v1::Job>* JobStream::Open(ServerState* state, WatchHub*
   if (absl::Status added = hub->Add(key_id, viewer, stream, stream->ids_); !added.ok()) {
     state->metrics->RpcRejected("stream_cap");
     std::lock_guard lock(stream->mutex_);
-    stream->FinishLocked(ToGrpc(added));
+    stream->FinishLocked(ToClient(added));
     return stream.get();
   }
   RoundReads reads(state->jobs);  // its own: one ranked read of the viewer's queue for all ids
@@ -85,7 +86,7 @@ void JobStream::RefreshLocked(RoundReads* reads, const std::vector<int64_t>& cha
     for (const auto& [id, job] : queued_) {
       if (read_anyway.contains(id)) continue;
       absl::StatusOr<int64_t> position = reads->Position(id, job.compile_only(), viewer_);
-      if (!position.ok()) return FinishLocked(ToGrpc(position.status()));
+      if (!position.ok()) return FinishLocked(ToClient(position.status()));
       if (*position == job.queue_position()) continue;
       if (*position == 0) {
         reread.push_back(id);  // no longer queued: its change is read now rather than next round
@@ -100,7 +101,7 @@ void JobStream::RefreshLocked(RoundReads* reads, const std::vector<int64_t>& cha
   }
   for (const int64_t id : reread) {
     absl::StatusOr<std::optional<v1::Job>> job = reads->Get(id, viewer_);
-    if (!job.ok()) return FinishLocked(ToGrpc(job.status()));
+    if (!job.ok()) return FinishLocked(ToClient(job.status()));
     if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id)));
     OfferLocked(**job);
   }
@@ -186,7 +187,7 @@ void EvaluateCall::Wake(RoundReads* reads, const std::vector<int64_t>& changed, 
 void EvaluateCall::CheckLocked(RoundReads* reads) {
   if (finished_ || id_ == 0) return;
   absl::StatusOr<std::optional<v1::Job>> job = reads->Get(id_, viewer_);
-  if (!job.ok()) return FinishLocked(ToGrpc(job.status()));
+  if (!job.ok()) return FinishLocked(ToClient(job.status()));
   if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id_)));
   if ((*job)->state() == v1::DONE) {
     *response_ = std::move(**job);
