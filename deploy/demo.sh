@@ -5,13 +5,17 @@
 # dashboard up after the verdict until Enter is pressed, to look around in the browser.
 # With a GPU the kernel is compiled, checked and timed; without one the worker runs in
 # compile-only mode and the job is a compile-only job.
+# `deploy/demo.sh --print-targets` prints the CMake targets it builds and exits (CI checks them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Every binary the worker and the runner exec (deploy/exec-binaries.txt), plus the ones started here.
+mapfile -t exec_binaries < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' deploy/exec-binaries.txt)
+targets=(kjudge-server kjudge-worker "${exec_binaries[@]}" kjudge kjudge-dashboard)
+if [ "${1:-}" = --print-targets ]; then printf '%s\n' "${targets[@]}"; exit 0; fi
 bash deploy/install-deps.sh
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_BUILD_TESTS=OFF -DKJUDGE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" --target kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge \
-  kjudge-dashboard
+cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}"
 
 work=$(mktemp -d /tmp/kjudge-demo.XXXXXX)
 port=${KJUDGE_PORT:-50051}

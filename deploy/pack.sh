@@ -2,6 +2,7 @@
 # Packs a relocatable kjudge bundle for a GPU host that can install nothing (see GPU.md):
 #
 #   deploy/pack.sh [BUILD_DIR] [OUT_DIR]      defaults: build, dist/kjudge (under the repo root)
+#   deploy/pack.sh --print-required           the binaries it refuses to pack without, one a line
 #
 # OUT_DIR gets:
 #   bin/       kjudge-server, kjudge-worker, kjudge-runner, kjudge-candidate, kjudge-compiler (beside the runner,
@@ -27,6 +28,11 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The worker, the server, the CLI and every binary the worker and the runner exec
+# (deploy/exec-binaries.txt, the one list demo.sh builds from).
+mapfile -t EXEC_BINARIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$ROOT/deploy/exec-binaries.txt")
+REQUIRED=(kjudge-server kjudge-worker "${EXEC_BINARIES[@]}" kjudge)
+if [[ "${1:-}" == --print-required ]]; then printf '%s\n' "${REQUIRED[@]}"; exit 0; fi
 BUILD="${1:-$ROOT/build}"
 OUT="${2:-$ROOT/dist/kjudge}"
 LIMIT_MB=64
@@ -36,7 +42,6 @@ die() { echo "pack.sh: $*" >&2; exit 1; }
 [[ -d "$BUILD/bin" ]] || die "no $BUILD/bin: build first (cmake --build $BUILD)"
 BUILD="$(cd "$BUILD" && pwd)"
 
-REQUIRED=(kjudge-server kjudge-worker kjudge-runner kjudge-compiler kjudge-candidate kjudge)
 missing=()
 for b in "${REQUIRED[@]}"; do [[ -x "$BUILD/bin/$b" ]] || missing+=("$b"); done
 ((${#missing[@]} == 0)) || die "missing in $BUILD/bin: ${missing[*]}"
