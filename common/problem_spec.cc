@@ -47,6 +47,12 @@ int TransformMinRank(InitSpec::Transform transform) {
   return 0;
 }
 
+std::vector<InputRegime> ProblemSpec::DrawableRegimes() const {
+  std::vector<InputRegime> all = {InputRegime::kDeclared};
+  all.insert(all.end(), regimes.begin(), regimes.end());
+  return all;
+}
+
 InitSpec ScaledInit(const InitSpec& init, DType dtype, double input_scale) {
   if (!DTypeIsFloat(dtype) || !init.scalable || input_scale == 1.0) return init;
   InitSpec scaled = init;

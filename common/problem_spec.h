@@ -13,6 +13,15 @@
 //                  # numerically sensitive problems must have one (tests/catalog)
 //   bench_shapes = [ { M = 4096, N = 393216 } ]
 //   example = "solution.cu"          # optional: a correct submission (a .cu with a plan block)
+//   regimes = ["offset", "large"]    # optional (default []): input regimes besides the declared
+//                                    # init that the judge may draw an input set in, secretly,
+//                                    # per set (test shapes, warm-up, each timed sample,
+//                                    # re-check): any of "offset", "large", "ties", "zeros",
+//                                    # "positive", "negative", each at most once; "declared" is
+//                                    # implicit and not listed. They bend only float "in"
+//                                    # tensors whose init is scalable (common/input_regime.h
+//                                    # defines each; problems/README.md, the rule that admits
+//                                    # one: the float64 oracle).
 //
 //   [[tensor]]                       # one table per tensor, in kernel-argument order
 //   name = "X"
@@ -108,6 +117,7 @@
 #include "absl/status/statusor.h"
 #include "common/dtype.h"
 #include "common/expression.h"
+#include "common/input_regime.h"
 #include "common/launch_plan.h"
 
 namespace kjudge {
@@ -214,12 +224,17 @@ struct ProblemSpec {
   CostModel cost;
   std::vector<LibraryBaselineSpec> baselines;
   std::string example_file;  // "" when none
+  // The top-level `regimes`, in file order: distinct, never kDeclared (which every problem has
+  // implicitly). Empty when the key is absent: every input set is drawn as declared.
+  std::vector<InputRegime> regimes;
 
   // Sizes of `shape` plus every scalar: what plan and shape expressions are evaluated against.
   Bindings BindingsFor(const Shape& shape) const;
   // Element count of a tensor at a shape.
   absl::StatusOr<int64_t> ElementCount(const TensorSpec& tensor, const Shape& shape) const;
   const TensorSpec* FindTensor(std::string_view name) const;
+  // The regimes an input set may be drawn in: kDeclared first, then `regimes` in file order.
+  std::vector<InputRegime> DrawableRegimes() const;
   // A CUDA reference (source + plan) exists: the judge can compute expected outputs without
   // PyTorch. False for module-only problems, which only workers with an oracle can judge.
   bool HasCudaReference() const { return !reference_source_file.empty(); }

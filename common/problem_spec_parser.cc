@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -33,8 +34,10 @@ class SpecParser {
     absl::Status st = r_.CheckKeys(
         root, "",
         {"name", "level", "title", "description", "sizes", "test_shapes", "bench_shapes",
-         "example", "tensor", "scalar", "reference", "module", "tolerance", "cost", "baseline"});
+         "example", "regimes", "tensor", "scalar", "reference", "module", "tolerance", "cost",
+         "baseline"});
     if (st.ok()) st = ParseHeader(root);
+    if (st.ok()) st = ParseRegimes(root);
     if (st.ok()) st = ParseSizes(root);
     if (st.ok()) st = ParseShapes(root, "test_shapes", spec_.test_shapes, /*allow_scale=*/true);
     if (st.ok()) st = ParseShapes(root, "bench_shapes", spec_.bench_shapes, /*allow_scale=*/false);
@@ -96,6 +99,47 @@ class SpecParser {
     if (inserted) return absl::OkStatus();
     return r_.Error(node, path, absl::StrCat("name '", name, "' is already used by ", it->second,
                                              "; expected a unique name"));
+  }
+
+  // regimes: optional array of distinct listable regime names ("declared" is implicit).
+  absl::Status ParseRegimes(const toml::table& root) {
+    if (!root.contains("regimes")) return absl::OkStatus();
+    absl::StatusOr<const toml::array*> regimes = r_.GetArray(root, "", "regimes");
+    if (!regimes.ok()) return regimes.status();
+    for (size_t i = 0; i < (*regimes)->size(); ++i) {
+      const toml::node& node = *(*regimes)->get(i);
+      const std::string path = TomlReader::Index("regimes", i);
+      absl::StatusOr<InputRegime> regime = ParseRegime(node, path);
+      if (!regime.ok()) return regime.status();
+      if (std::find(spec_.regimes.begin(), spec_.regimes.end(), *regime) != spec_.regimes.end()) {
+        return r_.Error(node, path,
+                        absl::StrCat("regime '", ToAbsl(RegimeName(*regime)),
+                                     "' is listed twice; expected each regime at most once"));
+      }
+      spec_.regimes.push_back(*regime);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<InputRegime> ParseRegime(const toml::node& node, const std::string& path) const {
+    const auto* s = node.as_string();
+    if (s == nullptr) {
+      return r_.Error(node, path, absl::StrCat("expected a regime name (a string), found ",
+                                               TomlReader::TypeName(node)));
+    }
+    const std::optional<InputRegime> regime = ParseRegimeName(s->get());
+    if (regime == InputRegime::kDeclared) {
+      return r_.Error(node, path,
+                      absl::StrCat("'declared' is always part of a problem's regimes and is not "
+                                   "listed; expected one of ",
+                                   ToAbsl(ListableRegimeNames())));
+    }
+    if (!regime.has_value()) {
+      return r_.Error(node, path,
+                      absl::StrCat("unknown regime '", s->get(), "'; expected one of ",
+                                   ToAbsl(ListableRegimeNames())));
+    }
+    return *regime;
   }
 
   static constexpr std::string_view kInputScaleKey = "input_scale";

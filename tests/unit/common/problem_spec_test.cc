@@ -1,6 +1,7 @@
 #include "common/problem_spec.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/absl_compat.h"
 #include "spec_fixture.h"
 #include "test_util.h"
 
@@ -384,6 +385,68 @@ TEST(ProblemSpecTest, FlopsLowerBound) {
   EXPECT_THAT(Message(Parse(SpecWith(R"(flops = "M * N")",
                                      "flops = \"M * N\"\nflops_lower_bound = \"yes\""))),
               HasSubstr("cost.flops_lower_bound: expected true or false, found a string"));
+}
+
+TEST(ProblemSpecTest, RegimesDefaultToNone) {
+  absl::StatusOr<ProblemSpec> spec = Parse(kValidSpec);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->regimes.empty());
+  EXPECT_EQ(spec->DrawableRegimes(), std::vector<InputRegime>{InputRegime::kDeclared});
+}
+
+// The regimes line, inserted as line 10 of kValidSpec (after `example`).
+std::string SpecWithRegimes(std::string_view regimes_line) {
+  return SpecWith("example = \"solution.cu\"",
+                  absl::StrCat("example = \"solution.cu\"\n", ToAbsl(regimes_line)));
+}
+
+TEST(ProblemSpecTest, RegimesParseInFileOrder) {
+  absl::StatusOr<ProblemSpec> spec = Parse(SpecWithRegimes(
+      R"(regimes = ["zeros", "offset", "large", "ties", "positive", "negative"])"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  using R = InputRegime;
+  EXPECT_EQ(spec->regimes, (std::vector<R>{R::kZeros, R::kOffset, R::kLarge, R::kTies,
+                                           R::kPositive, R::kNegative}));
+  EXPECT_EQ(spec->DrawableRegimes(), (std::vector<R>{R::kDeclared, R::kZeros, R::kOffset,
+                                                     R::kLarge, R::kTies, R::kPositive,
+                                                     R::kNegative}));
+  spec = Parse(SpecWithRegimes("regimes = []"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->regimes.empty());
+}
+
+TEST(ProblemSpecTest, RegimeErrorsSayWhere) {
+  // Line 10; the second element starts at column 22.
+  EXPECT_EQ(Message(Parse(SpecWithRegimes(R"(regimes = ["offset", "offest"])"))),
+            std::string(kOrigin) + ":10:22: regimes[1]: unknown regime 'offest'; expected one "
+                                   "of offset, large, ties, zeros, positive, negative");
+  EXPECT_THAT(Message(Parse(SpecWithRegimes(R"(regimes = ["ties", "ties"])"))),
+              StartsWith(std::string(kOrigin) + ":10:20: regimes[1]: regime 'ties' is listed "
+                                                "twice"));
+  EXPECT_THAT(Message(Parse(SpecWithRegimes(R"(regimes = ["declared"])"))),
+              StartsWith(std::string(kOrigin) + ":10:12: regimes[0]: 'declared' is always part "
+                                                "of a problem's regimes and is not listed"));
+  EXPECT_THAT(Message(Parse(SpecWithRegimes(R"(regimes = ["Offset"])"))),
+              HasSubstr("unknown regime 'Offset'"));
+  EXPECT_THAT(Message(Parse(SpecWithRegimes("regimes = [3]"))),
+              StartsWith(std::string(kOrigin) + ":10:12: regimes[0]: expected a regime name "
+                                                "(a string), found an integer"));
+  EXPECT_THAT(Message(Parse(SpecWithRegimes(R"(regimes = "offset")"))),
+              HasSubstr("regimes: expected an array"));
+  EXPECT_THAT(Message(Parse(SpecWithRegimes(R"(regime = ["offset"])"))),
+              HasSubstr("regime"));  // a typo of the key is an unknown key, not ignored
+}
+
+TEST(InputRegimeTest, NamesRoundTrip) {
+  EXPECT_EQ(ParseRegimeName("declared"), InputRegime::kDeclared);
+  for (InputRegime regime : kListableRegimes) {
+    EXPECT_EQ(ParseRegimeName(RegimeName(regime)), regime) << RegimeName(regime);
+    EXPECT_THAT(std::string(ListableRegimeNames()), HasSubstr(RegimeName(regime)));
+  }
+  EXPECT_EQ(ParseRegimeName(""), std::nullopt);
+  EXPECT_EQ(ParseRegimeName(" offset"), std::nullopt);
+  // The numbering is the device fill's argument (worker/judge/device_utilities.cc).
+  EXPECT_EQ(static_cast<int>(InputRegime::kNegative), 6);
 }
 
 }  // namespace
