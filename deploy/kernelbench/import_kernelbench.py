@@ -76,6 +76,7 @@ except ImportError:  # pragma: no cover - reported by main()
 if torch is not None:
     from kjudge_oracle.module_problem import ModuleProblem, ModuleProblemError, load_namespace
     from kjudge_oracle import spec_tools, torch_compat
+from gemm_bound import GemmBound, fit_monomial, min_flops_expr  # noqa: E402
 from hand_patches import HandPatchError, apply_hand_patches  # noqa: E402
 
 LEVELS = (1, 2, 3)
@@ -100,10 +101,14 @@ SHAPE_VALUES = [
     [33, 45, 57, 63, 67, 71, 73, 79, 83, 89],
 ]
 BATCH_VALUES = [1, 2, 3]
-# Per test shape (f64 + f32 run): CPU seconds of this process (time.process_time, both of
-# torch's 2 threads), not wall time, so which shapes qualify, and hence the size names derived
-# from them, does not depend on how busy the machine is.
+# Per test shape (f64 + f32 run): a CPU-seconds budget on an ESTIMATE computed from the meta
+# run alone (cpu_seconds_estimate: FLOPs and dispatched ops), never a measured time: a measured
+# one (even time.process_time) grows on a loaded machine (torch's threads spin while descheduled;
+# level3/30 once came out GPU-only on a busy host), and which shapes qualify decides the size
+# names, the test shapes and the gpu-only flag. Same KernelBench commit -> same files.
 CPU_SECONDS = {1: 2.0, 2: 2.0, 3: 8.0}
+CPU_FLOPS_PER_SECOND = 2e9   # float64 + float32 forward on a 2-core CPU, conservative
+CPU_SECONDS_PER_OP = 2e-4    # per dispatched ATen op (both runs): dispatch and small-op overhead
 CPU_FLOPS = {1: 4e8, 2: 4e8, 3: 1e10}
 CPU_ELEMS = 3e7                          # elements of the largest op (inputs + outputs)     # f64 FLOPs above which a candidate is not even run
 F64_BENCH_LIMIT = 40e9                   # bytes: above this the bench shape runs in f32
@@ -190,6 +195,7 @@ class FlopCounter(TorchDispatchMode):
         self.flops = 0
         self.peak_elems = 0
         self.ops = 0
+        self.gemm = GemmBound()  # the GEMM flops [cost] min_flops may count (gemm_bound.py)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -201,7 +207,9 @@ class FlopCounter(TorchDispatchMode):
         live = sum(t.numel() for t in tensors_in) + sum(t.numel() for t in tensors_out)
         self.peak_elems = max(self.peak_elems, live)
         self.ops += 1
-        self.flops += self._count(name, args, tensors_out)
+        flops = self._count(name, args, tensors_out)
+        self.flops += flops
+        self.gemm.observe(name, tensors_in, tensors_out, flops)
         return out
 
     def _count(self, name: str, args, outs) -> int:
@@ -440,6 +448,8 @@ class ShapeRun:
     peak_elems: int
     seconds: float = 0.0
     scale: float = 1.0
+    ops: int = 0  # ATen ops dispatched by the meta forward (cpu_seconds_estimate)
+    gemm_flops: Optional[int] = None  # GEMM flops no correct algorithm avoids (gemm_bound.py)
     state_inits: Dict[str, Any] = field(default_factory=dict)
     random_modules: List[str] = field(default_factory=list)  # bench run only
     structural: List[str] = field(default_factory=list)  # buffers kept by the module
@@ -508,6 +518,7 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
     meta_model = mp.model.to("meta")
     args = [t if t.device.type == "meta" else t.to("meta") for t in sample]
     counter = FlopCounter()
+    counter.gemm.mark_inputs(args + list(meta_model.parameters()) + list(meta_model.buffers()))
     try:
         with torch.no_grad(), counter:
             result = meta_model(*args)
@@ -525,6 +536,8 @@ def analyse_shape(source: str, filename: str, overrides: Dict[str, int],
         outputs.append(TensorInfo(name, DTYPES[o.dtype], list(o.shape), "out"))
     run = ShapeRun(dict(overrides), inputs, state, outputs, names, counter.flops,
                    counter.peak_elems)
+    run.ops = counter.ops
+    run.gemm_flops = counter.gemm.bound(outs)
     run.state_inits = state_inits
     run.random_modules = random_modules
     run.structural = sorted(structural)
@@ -625,6 +638,7 @@ class Imported:
     notes: List[str] = field(default_factory=list)
     example: bool = False  # solution.cu copied from our examples folder
     gpu_only: bool = False  # test shapes unchecked on the CPU (mark_gpu_only)
+    regimes: List[str] = field(default_factory=list)  # input regimes admitted (with_regimes)
 
 
 def module_int_globals(source: str, namespace: Dict[str, Any]) -> Tuple[List[str], set]:
@@ -691,6 +705,7 @@ def import_problem(path: Path, level: int, out_root: Path,
         toml = spec["toml"]
         if example_text is not None:  # a top-level key: before the first [table]
             toml = toml.replace("\n[[tensor]]", f"\n{EXAMPLE_LINE}\n\n[[tensor]]", 1)
+        toml = with_admitted_regimes(toml, source, filename, result)
         directory = out_root / f"level{level}" / stem
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "reference.py").write_text(source)
@@ -711,6 +726,25 @@ def import_problem(path: Path, level: int, out_root: Path,
         result.reason = f"importer error: {type(exc).__name__}: {exc}"
     result.seconds = time.time() - started
     return result
+
+
+def with_admitted_regimes(toml: str, source: str, filename: str, result: Imported) -> str:
+    """The spec with its `regimes` line: the input regimes worker/oracle/check_problems.py's
+    admission rule (admit_regimes, problems/README.md "Input regimes") admits on this CPU. A
+    GPU-only problem gets none here (its test shapes do not run on the CPU; check_problems.py
+    --write-regimes on a GPU host decides them)."""
+    import check_problems  # noqa: PLC0415 - worker/oracle is on sys.path (top of this file)
+    if result.gpu_only:
+        result.notes.append("input regimes not decided on the CPU (GPU-only check): none "
+                            "listed; run check_problems.py --write-regimes on a GPU host")
+        return toml
+    import tomllib  # noqa: PLC0415
+    verdicts = check_problems.admit_regimes(tomllib.loads(toml), source, filename)
+    result.regimes = check_problems.admitted_list(verdicts)
+    refused = [f"{r}: {v['reason']}" for r, v in verdicts.items() if not v["admitted"]]
+    if refused:
+        result.notes.append("input regimes refused by the float64 oracle: " + "; ".join(refused))
+    return check_problems.with_regimes(toml, result.regimes)
 
 
 def build_spec(source: str, filename: str, level: int, stem: str, result: Imported) -> Dict[str, str]:
@@ -842,16 +876,16 @@ def try_test_shape(source: str, filename: str, level: int, bench: ShapeRun,
     if bench.random_modules and not state.get("deterministic"):
         check_deterministic(source, filename, run, infos, bench.random_modules)
         state["deterministic"] = True
-    t0 = time.process_time()
+    run.seconds = cpu_seconds_estimate(run)
+    if run.seconds > CPU_SECONDS[level]:  # before running it: the estimate needs no run
+        reasons.append(f"{overrides}: {run.seconds:.2f} CPU s (budget "
+                       f"{CPU_SECONDS[level]} CPU s; estimated from {run.flops:.3g} FLOPs and "
+                       f"{run.ops} ops, not measured)")
+        return None
     tol = state["tol"]
     ok, worst, error = _numerics_with_ladder(source, filename, run, infos, tol)
-    run.seconds = time.process_time() - t0
     if error:
         reasons.append(f"{overrides}: {error}")
-        return None
-    if run.seconds > CPU_SECONDS[level]:
-        reasons.append(f"{overrides}: {run.seconds:.2f} CPU s (budget "
-                       f"{CPU_SECONDS[level]} CPU s)")
         return None
     for seed in [1234] + EXTRA_SEEDS.get(level, []):
         if seed != 1234 and ok:
@@ -868,6 +902,12 @@ def try_test_shape(source: str, filename: str, level: int, bench: ShapeRun,
         return None
     state["tol"] = tol
     return run
+
+
+def cpu_seconds_estimate(run: ShapeRun) -> float:
+    """CPU seconds a test shape is budgeted at: from its meta run's FLOPs and dispatched ops only
+    (deterministic: the same on any machine under any load; see CPU_SECONDS)."""
+    return run.flops / CPU_FLOPS_PER_SECOND + run.ops * CPU_SECONDS_PER_OP
 
 
 def gpu_only_test_shapes(source: str, filename: str, bench: ShapeRun,
@@ -1219,8 +1259,22 @@ def render(source, level, stem, ints, values, bench, tests, stress, infos, tol, 
     w(f'flops = "{flops_expr}"')
     w(f'bytes = "{bytes_expr}"')
     w("flops_lower_bound = false")
+    lines.extend(min_flops_lines(runs, shape_values, sizes))
     toml = "\n".join(lines) + "\n"
     return {"toml": toml, "starter": starter(level, stem, bench, dim_names, infos)}
+
+
+def min_flops_lines(runs: List[ShapeRun], shape_values, sizes: List[str]) -> List[str]:
+    """`min_flops` (and its comment) for a GEMM-like problem: 7/8 of the GEMM flops gemm_bound.py
+    recognised at every shape, fitted exactly over the sizes; [] when any shape has no bound or
+    no exact fit (problems/README.md "[cost]"; convolutions never get one)."""
+    if not runs or any(r.gemm_flops is None for r in runs):
+        return []
+    expr = fit_monomial([r.gemm_flops for r in runs], [shape_values(r) for r in runs], sizes)
+    if expr is None:
+        return []
+    return [f'min_flops = "{min_flops_expr(expr)}"  # 7/8 of its GEMMs\' {expr} (one level of '
+            "Strassen's savings; deploy/kernelbench/gemm_bound.py, problems/README.md)"]
 
 
 def _state_keys(run: ShapeRun) -> List[str]:
@@ -1310,26 +1364,36 @@ TRANSFORM_WORDS = {"softmax": "each row along the last dim a probability distrib
 
 
 def describe(source, level, stem, bench, dim_names, infos, sizes, bench_vals, tests, result):
+    """The prompt: KernelBench's whole reference file (as KernelBench's own prompt carries it),
+    then every value it uses spelled out (the constructor's arguments, the other module-level
+    values, each tensor's init range) and the submission format. Deterministic: only the
+    source and the meta/CPU analysis feed it."""
     tensors = bench.inputs + bench.state + bench.outputs
     lines = [
         f"Write CUDA kernels that compute the forward pass of the PyTorch module below "
         f"(KernelBench level {level}, {stem}).",
         "",
-        "The module (its `forward` is what you implement; parameters and buffers are given to "
-        "you as input tensors, initialised by the judge, so do not assume their "
-        "constructor values):",
+        "The reference, reference.py (KernelBench's file; the judge builds "
+        "`Model(*get_init_inputs())` once and times `forward(*get_inputs())`, which is what you "
+        "implement). Its parameters and buffers are given to you as input tensors, initialised "
+        "by the judge as listed below, so do not assume their constructor values; every other "
+        "value the module uses is as written here:",
         "",
     ]
-    lines += ["    " + line for line in _forward_source(source).splitlines()]
+    lines += ["    " + line if line else "" for line in source.splitlines()]
+    lines.append("")
+    lines += prompt_values(source, f"kernelbench/level{level}/{stem}/reference.py", sizes)
     lines += ["", "Tensors (row-major, contiguous):"]
     for t in tensors:
         dtype = infos[t.name].dtype if t.role == "in" else t.dtype
         role = "input" if t in bench.inputs else ("parameter/buffer" if t in bench.state
                                                   else "output")
         transform = (infos[t.name].init or {}).get("transform") if t.role == "in" else None
+        drawn = _init_words(infos[t.name]) if t.role == "in" else ""
         lines.append(f"  {t.name} : {role}, {dtype} ({CTYPES.get(dtype, dtype)}), shape "
                      f"[{', '.join(dim_names[t.name]) or 'scalar'}]" +
-                     (f", {TRANSFORM_WORDS[transform]}" if transform else ""))
+                     (f", {TRANSFORM_WORDS[transform]}" if transform else "") +
+                     (f", drawn {drawn}" if drawn else ""))
     if bench.structural:
         lines.append("  Not given (constants the constructor builds, e.g. a causal mask; compute "
                      "them in your kernel): " + ", ".join(bench.structural))
@@ -1360,6 +1424,103 @@ def describe(source, level, stem, bench, dim_names, infos, sizes, bench_vals, te
         "values that may exceed 2^31 - 1, `int` otherwise). Do not write to input tensors.",
     ]
     return "\n".join(lines)
+
+
+PROMPT_VALUE_CAP = 200  # characters of one value's text in the prompt (a tensor or long list)
+
+
+def prompt_value_text(value: Any) -> str:
+    """How the prompt writes a value the module uses (tests/importer/prompt_test.py writes it the
+    same way): Python's repr for numbers, bools, strings, None and their tuples/lists; a tensor
+    by dtype and shape; capped at PROMPT_VALUE_CAP characters."""
+    if torch is not None and isinstance(value, torch.Tensor):
+        text = f"tensor({str(value.dtype).replace('torch.', '')}, shape {list(value.shape)})"
+    else:
+        text = repr(value)
+    return text if len(text) <= PROMPT_VALUE_CAP else text[:PROMPT_VALUE_CAP - 3] + "..."
+
+
+def _plain_value(value: Any) -> bool:
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return True
+    if isinstance(value, (tuple, list)):
+        return len(value) <= 64 and all(_plain_value(v) for v in value)
+    return False
+
+
+def _init_input_labels(source: str, count: int) -> List[str]:
+    """get_init_inputs()'s return list as written (`[input_size, 2 * hidden]` -> the two
+    expressions), else `arg0`, `arg1`, ..."""
+    labels = [f"arg{i}" for i in range(count)]
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return labels
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "get_init_inputs":
+            for ret in ast.walk(node):
+                if isinstance(ret, ast.Return) and isinstance(ret.value, (ast.List, ast.Tuple)) \
+                        and len(ret.value.elts) == count:
+                    return [ast.unparse(e) for e in ret.value.elts]
+    return labels
+
+
+def module_value_globals(source: str, namespace: Dict[str, Any]) -> List[str]:
+    """Module-level names assigned in the source (source order) whose value is a plain value
+    (number, bool, string, None, short tuple/list of those): the globals a prompt must state."""
+    names: List[str] = []
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name) and n.id not in names and \
+                            n.id in namespace and _plain_value(namespace[n.id]):
+                        names.append(n.id)
+    return names
+
+
+def prompt_values(source: str, filename: str, sizes: Sequence[str]) -> List[str]:
+    """Prompt lines that spell out every value the reference uses at the bench shape: the
+    constructor call with each argument's value (from get_init_inputs(), named by Model's
+    parameters) and every other module-level value that is not a size listed below."""
+    namespace = load_namespace(source, filename, {})
+    import inspect
+    init_args = list(namespace["get_init_inputs"]())
+    labels = _init_input_labels(source, len(init_args))
+    try:
+        params = [p.name for p in inspect.signature(namespace["Model"].__init__).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+    except (TypeError, ValueError):
+        params = []
+    parts = []
+    for i, (label, value) in enumerate(zip(labels, init_args)):
+        name = params[i] if i < len(params) else f"arg{i}"
+        written = "" if label == name else f" ({label})"
+        parts.append(f"{name}={prompt_value_text(value)}{written}")
+    lines = ["Constructor call at the bench shape (get_init_inputs()): Model(" +
+             ", ".join(parts) + ")." if parts else
+             "Constructor call: Model() (get_init_inputs() returns no arguments)."]
+    others = [g for g in module_value_globals(source, namespace) if g not in sizes]
+    if others:
+        lines.append("Module-level values (besides the sizes below): " + ", ".join(
+            f"{g} = {prompt_value_text(namespace[g])}" for g in others) + ".")
+    return lines
+
+
+def _init_words(info: "TensorInfo") -> str:
+    """A tensor's init as words for the prompt: the importer's note where it wrote one (torch.rand:
+    uniform [0, 1), integers in [0, 10)), else the spec's distribution and range."""
+    init = info.init or {}
+    if info.note:
+        return info.note
+    if init.get("dist") == "uniform":
+        if info.dtype[0] in "iu":
+            return (f"integers in [{math.ceil(init['low'])}, {math.floor(init['high'])}]")
+        return f"uniform in [{init['low']:g}, {init['high']:g}]"
+    if init.get("dist") == "normal":
+        return f"normal(mean {init.get('mean', 0.0):g}, std {init.get('std', 1.0):g})"
+    return _init_str(init) if init else ""
 
 
 def _numel_expr(dims: List[str]) -> str:
@@ -1454,7 +1615,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     _init_dtypes()
     torch_compat.install()
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    torch.set_num_threads(2)  # fixed: float32 reductions split the same way on every machine
     try:
         levels = [int(x) for x in args.levels.split(",") if x]
     except ValueError:
