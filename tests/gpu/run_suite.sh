@@ -108,6 +108,9 @@ elif check.startswith("line="):
 elif check.startswith("absent="):
     leak = check[7:]; hit = leak in text or leak in err
     ok = ok and not hit; notes.append(f"output {'CONTAINS' if hit else 'does not contain'} {leak!r}")
+elif check.startswith("max_bytes="):
+    cap = int(check[10:]); size = len(json.dumps(res))
+    ok = ok and size <= cap; notes.append(f"result {size} bytes ({'within' if size <= cap else 'OVER'} {cap})")
 elif check.startswith("at="):
     loc = check[3:]
     if job is None and rc == 2 and "REJECTED" in allowed and loc in err:
