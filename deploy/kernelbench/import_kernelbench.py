@@ -76,6 +76,7 @@ except ImportError:  # pragma: no cover - reported by main()
 if torch is not None:
     from kjudge_oracle.module_problem import ModuleProblem, ModuleProblemError, load_namespace
     from kjudge_oracle import spec_tools, torch_compat
+import gemm_bound  # noqa: E402
 from gemm_bound import GemmBound, fit_monomial, min_flops_expr  # noqa: E402
 from hand_patches import HandPatchError, apply_hand_patches  # noqa: E402
 
@@ -1259,16 +1260,22 @@ def render(source, level, stem, ints, values, bench, tests, stress, infos, tol, 
     w(f'flops = "{flops_expr}"')
     w(f'bytes = "{bytes_expr}"')
     w("flops_lower_bound = false")
-    lines.extend(min_flops_lines(runs, shape_values, sizes))
+    lines.extend(min_flops_lines(runs, shape_values, sizes, infos))
     toml = "\n".join(lines) + "\n"
     return {"toml": toml, "starter": starter(level, stem, bench, dim_names, infos)}
 
 
-def min_flops_lines(runs: List[ShapeRun], shape_values, sizes: List[str]) -> List[str]:
+def min_flops_lines(runs: List[ShapeRun], shape_values, sizes: List[str],
+                    infos: Dict[str, "TensorInfo"]) -> List[str]:
     """`min_flops` (and its comment) for a GEMM-like problem: 7/8 of the GEMM flops gemm_bound.py
     recognised at every shape, fitted exactly over the sizes; [] when any shape has no bound or
-    no exact fit (problems/README.md "[cost]"; convolutions never get one)."""
+    no exact fit, or an input is structured (init transform tril / triu: half the products are
+    of zeros; sign: +-1 operands need additions only) (problems/README.md "[cost]";
+    convolutions never get one)."""
     if not runs or any(r.gemm_flops is None for r in runs):
+        return []
+    if any((i.init or {}).get("transform") in gemm_bound.STRUCTURED_TRANSFORMS
+           for i in infos.values()):
         return []
     expr = fit_monomial([r.gemm_flops for r in runs], [shape_values(r) for r in runs], sizes)
     if expr is None:

@@ -15,7 +15,10 @@ becomes an init transform (8_MyStructuredInputs: softmax, tril, sign; 9_MyMasked
 symmetric) and a constant buffer the module registers stays its own, unbound (9_MyMaskedMix's
 `keep`), while torch.nn's buffers stay inputs (4_MyBatchNorm); kjudge_oracle.spec_tools.draw
 applies every transform (rows sum to 1, zeros above the diagonal, ...). Also: --help teaches,
-an unreadable level exits 1, --json is valid JSON.
+an unreadable level exits 1, --json is valid JSON. Issue 26: every spec has the `regimes` line
+check_problems.admit_regimes decides; `[cost] min_flops` (7/8 of the GEMM flops) only for the
+GEMM-like fixture (2_MyLinear), never for a convolution or a masked / triangular chain
+(9_MyMaskedMix) or a GEMM of a triangular input (8_MyStructuredInputs); gemm_bound.GemmBound claims a bound exactly for the patterns its contract names.
 """
 import json
 import subprocess
@@ -40,7 +43,8 @@ except ImportError:
 
 sys.path.insert(0, str(ROOT / "worker" / "oracle"))
 from kjudge_oracle.module_problem import ModuleProblem  # noqa: E402
-from kjudge_oracle.spec_tools import draw, eval_size_expr, shape_of, sizes_of  # noqa: E402
+from kjudge_oracle.spec_tools import (REGIMES, draw, eval_size_expr, shape_of,  # noqa: E402
+                                      sizes_of)
 
 FAILURES = []
 
@@ -256,9 +260,57 @@ def check_test_batches():
            f"a test batch never exceeds the bench batch: {[lad[0] for lad in small]}")
 
 
+GEMM_CASES = {  # forward body over x [8, 16], w [16, 12], v [12, 12] -> GEMM flops or None
+    "torch.relu(x @ w) * 2 + 1": 2 * 8 * 16 * 12,                   # GEMM, elementwise epilogue
+    "torch.softmax(torch.nn.functional.layer_norm(x @ w, [12]), 1)": 2 * 8 * 16 * 12,
+    "x @ w[:, :1]": 2 * 8 * 16,                                       # a GEMV
+    "torch.softmax((x @ w) / 4, -1) @ v": 2 * 8 * 16 * 12 + 2 * 8 * 12 * 12,  # attention
+    "(x @ w).sum(1)": None,                     # level2/14: a GEMV of column sums does it
+    "(x @ w).amax(1, keepdim=True) - x[:, :1]": None,
+    "(x @ w)[:4]": None,                        # half the result is never needed
+    "x @ w @ v": None,                          # reassociation: x (w v)
+    "torch.relu(x @ w) @ v": None,              # two GEMMs without a softmax: not claimed
+    "torch.tril(x[:, :8]) @ w[:8]": None,       # triangular operand
+    "(x @ w).masked_fill(w[:8, :12] > 0, 0.0)": None,  # masks skip blocks
+    "x.expand(3, 8, 16) @ w": None,             # a broadcast copy of the operand
+}
+
+
+def check_gemm_bound():
+    """gemm_bound.GemmBound on meta forwards: exact GEMM flops for the patterns it claims, None
+    wherever an algorithm could do less (the module contract); fit_monomial finds N * N * N."""
+    sys.path.insert(0, str(ROOT / "deploy" / "kernelbench"))
+    import gemm_bound  # noqa: PLC0415
+    import import_kernelbench as imp  # noqa: PLC0415
+    x, w, v = (torch.empty(*s, device="meta") for s in ((8, 16), (16, 12), (12, 12)))
+    for body, want in GEMM_CASES.items():
+        counter = imp.FlopCounter()
+        counter.gemm.mark_inputs([x, w, v])
+        with torch.no_grad(), counter:
+            out = eval(body, {"torch": torch, "x": x, "w": w, "v": v})  # noqa: S307 - ours
+        got = counter.gemm.bound([out])
+        expect(got == want, f"GemmBound({body}) = {got}, want {want} ({counter.gemm.refused})")
+    conv = torch.nn.Conv2d(3, 4, 3).to("meta")
+    counter = imp.FlopCounter()
+    with torch.no_grad(), counter:
+        out = conv(torch.empty(1, 3, 8, 8, device="meta"))
+    expect(counter.gemm.bound([out]) is None, "a convolution claims no GEMM bound")
+    sizes = [{"N": 5}, {"N": 7}, {"N": 4096}]
+    expect(gemm_bound.fit_monomial([2 * n["N"] ** 3 for n in sizes], sizes, ["N"]) ==
+           "2 * N * N * N", "fit_monomial: 2 * N * N * N")
+    mixed = [{"B": 1, "S": 5, "D": 8}, {"B": 2, "S": 7, "D": 8}, {"B": 3, "S": 9, "D": 4}]
+    expect(gemm_bound.fit_monomial([4 * m["B"] * m["S"] ** 2 * m["D"] for m in mixed], mixed,
+                                   ["B", "S", "D"]) == "4 * B * S * S * D",
+           "fit_monomial: attention's 4 * B * S * S * D")
+    expect(gemm_bound.fit_monomial([10, 11, 12], sizes, ["N"]) is None, "no fit: None")
+    expect(gemm_bound.min_flops_expr("2 * M * N * K") == "7 * 2 * M * N * K / 8" and
+           gemm_bound.min_flops_expr("2 * M + 1") == "7 * (2 * M + 1) / 8", "min_flops_expr")
+
+
 def main():
     check_draw_transforms()
     check_fit_flops()
+    check_gemm_bound()
     check_test_batches()
     with tempfile.TemporaryDirectory() as tmp:
         check_hand_patches(tmp)
@@ -331,8 +383,18 @@ def main():
                        f"{stem}: the constant buffer stays the module's: {keys}")
                 expect("Not given" in spec["description"] and "keep" in spec["description"],
                        f"{stem}: the description says the mask is not given")
+            expect(set(spec.get("regimes", [None])) <= set(REGIMES) and
+                   "Decided by worker/oracle/check_problems.py" in
+                   (d / "problem.toml").read_text(),
+                   f"{stem}: a regimes line from check_problems.py: {spec.get('regimes')}")
+            gemm = stem in ("2_MyLinear",)
+            expect(("min_flops" in spec["cost"]) == gemm,
+                   f"{stem}: min_flops only for the GEMM-like fixtures: {spec['cost']}")
             if stem == "2_MyLinear":
                 expect(flops == 2 * 40 * 96 * 80, f"{stem}: flops {flops} = 2 * B * I * O")
+                expect(eval_size_expr(spec["cost"]["min_flops"], bench) == 7 * 40 * 96 * 80 // 4,
+                       f"{stem}: min_flops 7/8 of 2 * B * I * O: {spec['cost']['min_flops']}")
+                expect(spec["regimes"] == list(REGIMES), f"{stem}: a Linear admits every regime")
                 w = spec_tensors["proj_weight"]["init"]
                 expect(w["dist"] == "uniform" and abs(w["high"] - 96 ** -0.5) < 0.01 and
                        w["low"] == -w["high"] and w["scalable"] is False,

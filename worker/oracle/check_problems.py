@@ -2,6 +2,7 @@
 """Checks every problem defined by a PyTorch module under DIR (docs/pytorch-problems.md §5).
 
 Usage: /usr/bin/python3 worker/oracle/check_problems.py DIR [--json FILE] [--only NAME]...
+       /usr/bin/python3 worker/oracle/check_problems.py DIR --regimes | --write-regimes [...]
 
 A module problem is a folder whose problem.toml has [reference] module = "...". For each:
   1. at every test shape: the module builds with the shape's [module].globals, the float64 oracle
@@ -20,11 +21,20 @@ problem ("complete": false until the last one), so a run cut short keeps what it
 every problem passed, 1 when any failed, 2 on bad usage or no module problem under DIR.
 It never needs a GPU (GPU-only problems are then "skip"); on a GPU host run it after the
 importer to check all 250. Exit status 1 needs a failure: a skip is not one.
+
+--regimes (instead of checks 1 and 2): which input regimes each problem admits, by the rule of
+problems/README.md "Input regimes" (admit_regimes: at every test shape the oracle finite and
+float32 PyTorch within tolerance on inputs drawn in the regime; float32 finite at the bench
+shape where that fits a CPU), one line per regime with the worst distance in tolerance units or
+why it was refused. --write-regimes also writes the admitted list into each problem.toml
+(with_regimes: the top-level `regimes = [...]` line and its comment, nothing else). The
+KernelBench importer calls admit_regimes for every problem it imports.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -38,8 +48,10 @@ import torch  # noqa: E402
 
 from kjudge_oracle import torch_compat  # noqa: E402
 from kjudge_oracle.module_problem import ModuleProblem, ModuleProblemError  # noqa: E402
-from kjudge_oracle.spec_tools import (TORCH_DTYPES, compare, draw, shape_of,  # noqa: E402
-                                      sizes_of)
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+
+from kjudge_oracle.spec_tools import (FLOAT_DTYPES, REGIMES, TORCH_DTYPES, compare,  # noqa: E402
+                                      draw, eval_size_expr, shape_of, sizes_of)
 
 
 class CheckFailed(Exception):
@@ -56,8 +68,9 @@ def _label(shape: Dict[str, Any]) -> str:
     return label + (f",scale={shape['input_scale']:g}" if shape.get("input_scale", 1) != 1 else "")
 
 
-def _inputs(spec: Dict[str, Any], sizes: Dict[str, int], scale: float, device: Any, seed: int):
-    """(forward args, state dict) drawn per the spec at `sizes`."""
+def _inputs(spec: Dict[str, Any], sizes: Dict[str, int], scale: float, device: Any, seed: int,
+            regime: str = "declared"):
+    """(forward args, state dict) drawn per the spec at `sizes`, in input regime `regime`."""
     gen = torch.Generator(device=device).manual_seed(seed)
     module = spec["module"]
     by_name = {t["name"]: t for t in spec["tensor"]}
@@ -65,7 +78,7 @@ def _inputs(spec: Dict[str, Any], sizes: Dict[str, int], scale: float, device: A
     for t in spec["tensor"]:
         if t["role"] == "in":
             drawn[t["name"]] = draw(t["dtype"], t["init"], shape_of(t["shape"], sizes), scale,
-                                    gen, device)
+                                    gen, device, regime)
     forward = [drawn[n] for n in module["forward"]]
     state = {key: drawn[n] for key, n in module.get("parameters", {}).items()}
     missing = set(drawn) - set(module["forward"]) - set(module.get("parameters", {}).values())
@@ -123,6 +136,238 @@ def compare_outputs(spec, got: List[torch.Tensor], ref: List[torch.Tensor]) -> T
             return worst, (f"float32 PyTorch's {name} is {w:.3g} x the tolerance away from the "
                            "oracle")
     return worst, ""
+
+
+# The bench-shape float32 finiteness check of the regimes runs only where it is cheap on a CPU.
+BENCH_MAX_ELEMENTS = 1 << 26   # input elements (parameters included) at the bench shape
+BENCH_MAX_FLOPS = 3e10         # the spec's [cost] flops at the bench shape
+
+
+def _run_both(spec, source, filename, shape, device: str, regime: str, seed: int = 7):
+    """(oracle outputs in the spec's precision, float32 PyTorch's outputs) at a test shape, on
+    inputs drawn in input regime `regime`."""
+    sizes = sizes_of(shape)
+    module = spec["module"]
+    overrides = {g: sizes[g] for g in module.get("globals", [])}
+    mp = ModuleProblem(source, filename, overrides, device=torch.device(device))
+    forward, state = _inputs(spec, sizes, float(shape.get("input_scale", 1.0)), device, seed,
+                             regime)
+    ref = mp.run(forward, state, TORCH_DTYPES[module.get("precision", "f64")])
+    return ref, mp.run(forward, state, torch.float32)
+
+
+def regime_at_shape(spec, source, filename, shape, device: str, regime: str) -> Tuple[float, str]:
+    """One test shape of the admission rule (problems/README.md "Input regimes"): the distance
+    of float32 PyTorch from the oracle in units of the tolerance (inf: something was not
+    finite), and "" or why the regime is not admitted there."""
+    ref, got = _run_both(spec, source, filename, shape, device, regime)
+    for name, r in zip(spec["module"]["outputs"], ref):
+        if r.is_floating_point() and not bool(torch.isfinite(r).all()):
+            return math.inf, f"the float64 reference's {name} is not finite at {_label(shape)}"
+    worst, failed = compare_outputs(spec, got, ref)
+    return worst, f"{_label(shape)}: {failed}" if failed else ""
+
+
+def bench_fits_cpu(spec, source: str, filename: str) -> Tuple[bool, str]:
+    """Whether the bench-shape finiteness check is cheap enough for a CPU, and if not why: the
+    inputs fit BENCH_MAX_ELEMENTS, and both the spec's [cost] flops and the float32 forward's
+    own (counted on the meta device: level1/12's diag(A) @ B does N^2 M, its spec says N M)
+    fit BENCH_MAX_FLOPS."""
+    sizes = sizes_of(spec["bench_shapes"][0])
+    elements = sum(math.prod(shape_of(t["shape"], sizes)) for t in spec["tensor"]
+                   if t["role"] == "in")
+    if elements > BENCH_MAX_ELEMENTS:
+        return False, f"bench inputs have {elements:,} elements (> 2^26)"
+    flops_expr = spec.get("cost", {}).get("flops")
+    flops = float(eval_size_expr(flops_expr, sizes)) if flops_expr else 0.0
+    if flops <= BENCH_MAX_FLOPS:
+        flops = max(flops, meta_flops(spec, source, filename, sizes))
+    if flops > BENCH_MAX_FLOPS:
+        return False, f"bench shape costs {flops:.3g} flops (> {BENCH_MAX_FLOPS:.0e})"
+    return True, ""
+
+
+class _MatmulFlops(TorchDispatchMode):
+    """2 x MACs of the matmuls and convolutions a forward dispatches (the rest is cheap)."""
+
+    def __init__(self):
+        super().__init__()
+        self.flops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        name = func.overloadpacket.__name__
+        first = out[0] if isinstance(out, (tuple, list)) else out
+        if name in ("mm", "bmm", "addmm", "baddbmm", "mv", "dot"):
+            a = args[1] if name in ("addmm", "baddbmm") else args[0]
+            self.flops += 2 * a.shape[-1] * max(first.numel(), 1)
+        elif "convolution" in name and isinstance(first, torch.Tensor):
+            w = args[1]
+            self.flops += 2 * max(first.numel(), args[0].numel()) * math.prod(w.shape[1:])
+        return out
+
+
+def meta_flops(spec, source: str, filename: str, sizes: Dict[str, int]) -> float:
+    """The matmul / convolution flops of the module's forward at `sizes`, counted on the meta
+    device (no memory, no arithmetic); inf when the module cannot run there."""
+    module = spec["module"]
+    try:
+        mp = ModuleProblem(source, filename, {g: sizes[g] for g in module.get("globals", [])},
+                           device=torch.device("meta"))
+        by_name = {t["name"]: t for t in spec["tensor"]}
+        args = [torch.empty(shape_of(by_name[n]["shape"], sizes), device="meta",
+                            dtype=torch.float32 if by_name[n]["dtype"] in FLOAT_DTYPES else
+                            TORCH_DTYPES[by_name[n]["dtype"]]) for n in module["forward"]]
+        counter = _MatmulFlops()
+        with torch.no_grad(), counter:
+            mp.model.float()(*args)
+        return float(counter.flops)
+    except Exception:  # noqa: BLE001 - any failure: too unknown to run on a CPU
+        return math.inf
+
+
+def regime_at_bench(spec, source, filename, regime: str) -> str:
+    """"" when float32 PyTorch's outputs are finite at the bench shape in `regime` (CPU),
+    else why not."""
+    shape = spec["bench_shapes"][0]
+    sizes = sizes_of(shape)
+    module = spec["module"]
+    overrides = {g: sizes[g] for g in module.get("globals", [])}
+    mp = ModuleProblem(source, filename, overrides, device=torch.device("cpu"))
+    forward, state = _inputs(spec, sizes, 1.0, "cpu", 7, regime)
+    for name, out in zip(module["outputs"], mp.run(forward, state, torch.float32)):
+        if out.is_floating_point() and not bool(torch.isfinite(out).all()):
+            return f"float32 PyTorch's {name} is not finite at the bench shape {_label(shape)}"
+    return ""
+
+
+def admit_regimes(spec, source, filename, device: str = "cpu",
+                  bench: bool = True) -> Dict[str, Dict[str, Any]]:
+    """The admission rule of problems/README.md "Input regimes", for each of REGIMES:
+    {"admitted": bool, "worst": largest distance in tolerance units over the test shapes
+    (inf: not finite), "reason": why not, or a note}. A regime is admitted when at every test
+    shape the oracle's outputs are finite and float32 PyTorch is within the tolerance of them on
+    inputs drawn in that regime, and (bench=True, where bench_fits_cpu) float32 PyTorch stays
+    finite at the bench shape. A problem without a float input its regimes change admits none."""
+    if not any(t["role"] == "in" and t["dtype"] in ("f32", "f64", "f16", "bf16") and
+               t["init"].get("scalable", True) for t in spec["tensor"]):
+        return {r: {"admitted": False, "worst": 0.0,
+                    "reason": "no float input with a scalable init: the regime changes nothing"}
+                for r in REGIMES}
+    fits, why_not = (bench_fits_cpu(spec, source, filename) if bench else
+                     (False, "bench check not asked for"))
+    result: Dict[str, Dict[str, Any]] = {}
+    for regime in REGIMES:
+        worst, reason = 0.0, ""
+        try:
+            for shape in spec["test_shapes"]:
+                w, reason = regime_at_shape(spec, source, filename, shape, device, regime)
+                worst = max(worst, w)
+                if reason:
+                    break
+            if not reason and fits:
+                reason = regime_at_bench(spec, source, filename, regime)
+        except (ModuleProblemError, RuntimeError, ValueError) as exc:
+            reason = f"{type(exc).__name__}: {str(exc)[:200]}"
+        admitted = not reason
+        if admitted and not fits:
+            reason = f"bench-shape finiteness not checked: {why_not}"
+        result[regime] = {"admitted": admitted, "worst": worst, "reason": reason}
+    return result
+
+
+def admitted_list(regimes: Dict[str, Dict[str, Any]]) -> List[str]:
+    return [r for r in REGIMES if regimes[r]["admitted"]]
+
+
+REGIMES_COMMENT = ('# Decided by worker/oracle/check_problems.py --write-regimes '
+                   '(problems/README.md "Input regimes").')
+
+
+def with_regimes(text: str, admitted: Sequence[str]) -> str:
+    """problem.toml's text with its top-level `regimes = [...]` line (and the comment above it)
+    set to `admitted`: replaced where it is, else inserted after `example` or, without one,
+    after `bench_shapes`. Every other byte is kept; ValueError when the file has no top-level
+    bench_shapes or the result does not parse back to `admitted`."""
+    lines = text.splitlines(keepends=True)
+    in_string, depth, after_bench, after_example, old = False, 0, None, None, None
+    for i, line in enumerate(lines):
+        starts_in_string = in_string
+        if line.count('"""') % 2:
+            in_string = not in_string
+        if starts_in_string:
+            continue
+        if line.startswith("["):  # the first table: the top level ends
+            break
+        code = line.split("#", 1)[0]
+        if line.startswith("bench_shapes"):
+            depth = 0
+            after_bench = i
+        if after_bench is not None and depth > 0:
+            after_bench = i
+        if line.startswith("bench_shapes") or depth > 0:
+            depth += code.count("[") - code.count("]")
+        if line.startswith("example ") or line.startswith("example="):
+            after_example = i
+        if line.startswith("regimes ") or line.startswith("regimes="):
+            old = i
+    new = [REGIMES_COMMENT + "\n", f"regimes = {json.dumps(list(admitted))}\n"]
+    if old is not None:
+        start = old - 1 if old > 0 and lines[old - 1].rstrip("\n") == REGIMES_COMMENT else old
+        lines[start:old + 1] = new
+    elif after_bench is None:
+        raise ValueError("no top-level bench_shapes to put regimes after")
+    else:
+        at = (after_example if after_example is not None else after_bench) + 1
+        lines[at:at] = new
+    result = "".join(lines)
+    if tomllib.loads(result).get("regimes") != list(admitted):
+        raise ValueError("the regimes line did not parse back")
+    return result
+
+
+def check_regimes(problem_dir: Path, root: Path, use_gpu: bool, write: bool) -> Dict[str, Any]:
+    """--regimes / --write-regimes for one problem: admit_regimes' verdicts (and the file
+    rewritten when `write`)."""
+    started = time.time()
+    entry: Dict[str, Any] = {"problem": str(problem_dir.relative_to(root)), "ok": False}
+    try:
+        spec = load(problem_dir)
+        entry["problem"] = spec.get("name", entry["problem"])
+        source = (problem_dir / spec["reference"]["module"]).read_text()
+        filename = f"{entry['problem']}/{spec['reference']['module']}"
+        gpu_only = is_gpu_only(problem_dir)
+        if gpu_only and not use_gpu:
+            entry["skip"] = "GPU-only check: test shapes too big for the CPU; run on a GPU host"
+        else:
+            entry["regimes"] = admit_regimes(spec, source, filename,
+                                             "cuda" if gpu_only else "cpu", bench=not gpu_only)
+            entry["admitted"] = admitted_list(entry["regimes"])
+            entry["ok"] = True
+            if write:
+                path = problem_dir / "problem.toml"
+                text = path.read_text()
+                updated = with_regimes(text, entry["admitted"])
+                if updated != text:
+                    path.write_text(updated)
+                    entry["written"] = True
+    except (CheckFailed, ModuleProblemError, KeyError, ValueError, OSError,
+            tomllib.TOMLDecodeError) as exc:
+        entry["error"] = f"{type(exc).__name__}: {exc}"
+    entry["seconds"] = round(time.time() - started, 2)
+    return entry
+
+
+def print_regimes(r: Dict[str, Any]) -> None:
+    """One line per problem (the admitted list), then one per regime with its reason."""
+    verdict = "skip" if "skip" in r else "ok" if r["ok"] else "FAIL"
+    admitted = json.dumps(r.get("admitted")) if r["ok"] else r.get("error", r.get("skip", ""))
+    print(f"{r['problem']:60} {verdict:5} {r['seconds']:6.1f}s  regimes = {admitted}"
+          f"{'  (written)' if r.get('written') else ''}", flush=True)
+    for name, v in r.get("regimes", {}).items():
+        worst = "inf" if math.isinf(v["worst"]) else f"{v['worst']:.3f}"
+        print(f"    {name:9} {'admitted' if v['admitted'] else 'refused':8} worst {worst:>7}  "
+              f"{v['reason']}", flush=True)
 
 
 def check_bench_gpu(spec, source, filename) -> Dict[str, Any]:
@@ -229,6 +474,11 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--only", action="append", default=[],
                         help="check only problems whose name contains this (repeatable)")
     parser.add_argument("--no-gpu", action="store_true", help="skip the bench-shape GPU run")
+    parser.add_argument("--regimes", action="store_true",
+                        help="instead of the checks above: which input regimes each problem "
+                             "admits (problems/README.md), with the reason for each")
+    parser.add_argument("--write-regimes", action="store_true",
+                        help="--regimes, and write the admitted list into each problem.toml")
     args = parser.parse_args(argv)
     if not args.dir.is_dir():
         print(f"check_problems.py: {args.dir} is not a folder", file=sys.stderr)
@@ -244,6 +494,8 @@ def main(argv: Sequence[str]) -> int:
     if use_gpu:  # float32 means float32: TF32 would fail honest tolerances (GPU-only checks)
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
+    if args.regimes or args.write_regimes:
+        return run_regimes(problems, args, use_gpu)
     print(f"{'problem':70} {'result':6} {'shapes':>6} {'worst':>7} {'s':>6}  gpu/error")
     results = []
     for p in problems:
@@ -262,6 +514,21 @@ def main(argv: Sequence[str]) -> int:
     print(f"\n{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped "
           f"(GPU-only checks, no GPU) of {len(results)} module problems "
           f"({'with' if use_gpu else 'without'} the GPU bench check)")
+    return 1 if counts["failed"] else 0
+
+
+def run_regimes(problems: List[Path], args: argparse.Namespace, use_gpu: bool) -> int:
+    """--regimes / --write-regimes over `problems`; exit status as main's."""
+    results = []
+    for p in problems:
+        r = check_regimes(p, args.dir, use_gpu, args.write_regimes)
+        results.append(r)
+        if args.json:
+            write_json(args.json, results, use_gpu, complete=len(results) == len(problems))
+        print_regimes(r)
+    counts = tally(results)
+    print(f"\n{counts['passed']} decided, {counts['failed']} failed, {counts['skipped']} skipped "
+          f"(GPU-only, no GPU) of {len(results)} module problems")
     return 1 if counts["failed"] else 0
 
 

@@ -11,8 +11,15 @@ Contract:
     "symmetric" = (A + A^T) / 2 over the last two dims; "sign" = +1 where >= 0, else -1)
     then applies to the scaled draw, in
     float64 before the cast to `dtype` (the judge: in the dtype, computed in double); its
-    output is never rescaled. The random stream differs from the judge's (splitmix64); the
+    output is never rescaled. The random stream differs from the judge's (ChaCha); the
     distribution is the same.
+  * draw(..., regime=R) applies an input regime (problems/README.md "Input regimes", the
+    judge's worker/judge/device_utilities.h): only to float dtypes whose init is scalable, to
+    the scaled draw v and before the transform, with sigma = the scaled std (normal) or
+    (high - low) / sqrt(12) (uniform): "declared" v; "offset" v + 32 sigma; "large" 100 v;
+    "ties" q * rint(v / q), q = sigma / 2; "zeros" 0 with probability 1/2 (independently per
+    element), else v; "positive" |v|; "negative" -|v|. apply_regime(v, regime, sigma) is that
+    map alone; REGIMES lists the six a problem.toml may name.
   * compare(out, ref, atol, rtol, rel_l2) is the judge's test: every element
     |out - ref| <= atol + rtol * |ref| (non-finite values fail) and ||out - ref|| / ||ref||
     <= rel_l2. It returns (ok, worst) with worst = the largest ratio of error to its bound.
@@ -34,23 +41,59 @@ TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16
                 "u8": torch.uint8, "i8": torch.int8}
 SPEC_DTYPES = {v: k for k, v in TORCH_DTYPES.items()}
 FLOAT_DTYPES = ("f32", "f64", "f16", "bf16")
+# The input regimes a problem.toml may list (problems/README.md "Input regimes"), in the order
+# the judge and check_problems.py write them; "declared" is always implied and never listed.
+REGIMES = ("offset", "large", "ties", "zeros", "positive", "negative")
 
 
 def draw(dtype: str, init: Mapping[str, Any], shape: Sequence[int], scale: float,
-         generator: Any, device: Any = "cpu") -> torch.Tensor:
-    """A tensor of `dtype` drawn from `init` as the judge draws it (see the module contract)."""
-    s = scale if dtype in FLOAT_DTYPES and init.get("scalable", True) else 1.0
+         generator: Any, device: Any = "cpu", regime: str = "declared") -> torch.Tensor:
+    """A tensor of `dtype` drawn from `init` as the judge draws it, in input regime `regime`
+    (see the module contract)."""
+    scalable = dtype in FLOAT_DTYPES and init.get("scalable", True)
+    s = scale if scalable else 1.0
     base = torch.empty(list(shape), dtype=torch.float64, device=device)
     if init.get("dist") == "normal":
         base.normal_(float(init["mean"]) * s, float(init["std"]) * s, generator=generator)
+        sigma = float(init["std"]) * s
     else:
         base.uniform_(float(init["low"]) * s, float(init["high"]) * s, generator=generator)
+        sigma = (float(init["high"]) - float(init["low"])) * s / math.sqrt(12.0)
+    if scalable:
+        base = apply_regime(base, regime, sigma, generator)
+    elif regime != "declared" and regime not in REGIMES:
+        raise ValueError(f"unknown input regime {regime!r}; expected declared or one of "
+                         f"{', '.join(REGIMES)}")
     if dtype in FLOAT_DTYPES:
         return apply_transform(base, init.get("transform")).to(TORCH_DTYPES[dtype])
     if init.get("transform"):
         raise ValueError(f"init transform {init['transform']!r} on a {dtype} tensor: transforms "
                          "are for float dtypes only")
     return torch.round(base).to(TORCH_DTYPES[dtype])
+
+
+def apply_regime(v: torch.Tensor, regime: str, sigma: float,
+                 generator: Any = None) -> torch.Tensor:
+    """`v` (a float64 draw, input_scale applied) in input regime `regime`; sigma is the std of
+    the init's distribution (see the module contract). "zeros" draws its mask from `generator`."""
+    if regime == "declared":
+        return v
+    if regime == "offset":
+        return v + 32.0 * sigma
+    if regime == "large":
+        return v * 100.0
+    if regime == "ties":
+        q = sigma / 2.0
+        return torch.round(v / q) * q if q > 0 else v  # torch.round: half to even, as rint
+    if regime == "zeros":
+        zero_bit = torch.randint(0, 2, tuple(v.shape), generator=generator, device=v.device)
+        return torch.where(zero_bit == 1, torch.zeros_like(v), v)
+    if regime == "positive":
+        return v.abs()
+    if regime == "negative":
+        return -v.abs()
+    raise ValueError(f"unknown input regime {regime!r}; expected declared or one of "
+                     f"{', '.join(REGIMES)}")
 
 
 TRANSFORMS = ("softmax", "tril", "triu", "symmetric", "sign")
@@ -89,7 +132,10 @@ def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float,
     if not (torch.isfinite(r).all() and torch.isfinite(o).all()):
         return False, math.inf
     diff = (o - r).abs()
-    elem = float((diff / (atol + rtol * r.abs())).max()) if atol + rtol > 0 else 0.0
+    bound = atol + rtol * r.abs()
+    # 0 <= 0 passes: an exact zero where the bound is 0 (atol = 0, ref = 0) is distance 0, not NaN
+    ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / bound)
+    elem = float(ratio.max()) if atol + rtol > 0 else 0.0
     norm = float(torch.linalg.norm(r))
     err = float(torch.linalg.norm(o - r))
     l2 = (err / norm if norm > 0 else err) / rel_l2 if rel_l2 > 0 else 0.0
