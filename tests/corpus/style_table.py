@@ -12,7 +12,8 @@ import re
 import sys
 
 # (label, regex, where): where is "src" (the whole file) or "plan" (the kjudge-plan block); a
-# regex of None means "more than one launch in the plan".
+# regex of None means "more than one launch in the plan"; "prelude" counts files that match in
+# the source and have no #include at all (nvcc's implicit prelude, worker/compiler/std_headers).
 TAGS = [
     ("standard headers: `<cmath>` `<math.h>` `<cfloat>` `<cstdint>` `<limits>`",
      r"#include <(cmath|math\.h|cfloat|float\.h|cstdint|stdint\.h|limits|climits)>", "src"),
@@ -34,6 +35,8 @@ TAGS = [
     ("scratch buffers in the plan", r"^scratch ", "plan"),
     ("multi-kernel plan", None, "plan"),
     ("atomics (`atomicAdd`)", r"atomicAdd", "src"),
+    ("no `#include`, names from nvcc's implicit prelude (`INFINITY`, `M_PI`, `int64_t`, `std::exp`...)",
+     r"\b(INFINITY|NAN|HUGE_VALF?|M_[A-Z0-9_]+f?|FLT_[A-Z_]+|DBL_[A-Z_]+|u?int(8|16|32|64)_t|std::\w+)\b", "prelude"),
 ]
 
 
@@ -55,7 +58,13 @@ def main():
         launches = [line for line in plan.splitlines() if "<<<" in line]
         for label, rx, where in TAGS:
             text = plan if where == "plan" else src
-            if (len(launches) > 1) if rx is None else re.search(rx, text, re.M):
+            if rx is None:
+                hit = len(launches) > 1
+            else:
+                hit = bool(re.search(rx, text, re.M))
+                if where == "prelude":
+                    hit = hit and not re.search(r"^\s*#\s*include", src, re.M)
+            if hit:
                 counts[label] += 1
         rows.append((rel, first[len("// Style: "):].replace("|", "\\|")))
     problems = sorted({rel.rsplit("/", 1)[0] for rel in files})

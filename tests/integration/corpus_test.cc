@@ -24,6 +24,9 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMinFiles = 60;
 constexpr size_t kMinProblems = 20;
+// nvcc-style kernels with no #include at all (nvcc_no_include_*.cu, issue 27 pt3): they compile
+// only through kjudge's implicit prelude (worker/compiler/std_headers/__kjudge/nvcc_prelude.h).
+constexpr size_t kMinNoIncludeFiles = 4;
 constexpr int kBatch = 100;  // the server's SubmitBatch limit
 
 struct CorpusFile {
@@ -48,6 +51,7 @@ std::vector<CorpusFile> CorpusFiles() {
 TEST(Corpus, LayoutIsComplete) {
   const std::vector<CorpusFile> files = CorpusFiles();
   std::set<std::string> problems;
+  size_t no_include_files = 0;
   const std::string readme = ReadFileOrEmpty(SourcePath("tests/corpus/README.md"));
   for (const CorpusFile& file : files) {
     problems.insert(file.problem);
@@ -63,7 +67,14 @@ TEST(Corpus, LayoutIsComplete) {
     EXPECT_NE(source.find("kjudge-plan"), std::string::npos) << file.path << ": no /* kjudge-plan ... */ block";
     EXPECT_NE(readme.find(file.path), std::string::npos)
         << file.path << " is missing from the style table in tests/corpus/README.md";
+    if (path.filename().string().rfind("nvcc_no_include_", 0) == 0) {
+      ++no_include_files;
+      EXPECT_EQ(source.find("\n#include"), std::string::npos)
+          << file.path << ": an nvcc_no_include_* kernel must have no #include (it tests the implicit prelude)";
+    }
   }
+  EXPECT_GE(no_include_files, kMinNoIncludeFiles)
+      << "the corpus must keep at least " << kMinNoIncludeFiles << " nvcc-style kernels without includes";
   EXPECT_GE(files.size(), kMinFiles) << "the corpus must keep at least " << kMinFiles << " kernels";
   EXPECT_GE(problems.size(), kMinProblems) << "the corpus must cover at least " << kMinProblems << " problems";
   EXPECT_TRUE(std::any_of(problems.begin(), problems.end(), [](const std::string& p) { return p.rfind("level2/", 0) == 0; }))

@@ -109,6 +109,13 @@ std::vector<std::string> NvrtcOptions(std::string_view arch,
   if (std::filesystem::is_directory(include + "/cccl", ec)) {
     options.push_back(Cat("--include-path=", include, "/cccl"));
   }
+  // nvcc's implicit prelude (its <cuda_runtime.h> brings the host math headers): INFINITY, NAN,
+  // M_PI, FLT_MAX, int64_t, std::exp... without an #include, from kjudge's std_headers when they
+  // are the first include dir (worker/compiler/std_headers/README.md).
+  if (!extra_include_dirs.empty() &&
+      std::filesystem::is_regular_file(Cat(extra_include_dirs.front(), "/", kNvccPrelude), ec)) {
+    options.push_back(Cat("--pre-include=", kNvccPrelude));
+  }
   return options;
 }
 

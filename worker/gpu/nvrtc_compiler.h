@@ -50,7 +50,12 @@ struct CompileOutcome {
   std::string sandbox;
 };
 
-// The options Compile() passes, in order (also part of the cubin cache key).
+// kjudge's pre-included header, relative to its std_headers folder: what nvcc makes visible
+// without an #include (worker/compiler/std_headers/README.md, "nvcc's implicit prelude").
+inline constexpr const char* kNvccPrelude = "__kjudge/nvcc_prelude.h";
+
+// The options Compile() passes, in order (also part of the cubin cache key). When the first
+// extra include dir holds kNvccPrelude (kjudge's std_headers), it is pre-included.
 std::vector<std::string> NvrtcOptions(std::string_view arch,
                                       const std::vector<std::string>& extra_include_dirs = {});
 // The directory holding cuda_runtime.h etc. as found at run time.

@@ -579,6 +579,48 @@ TEST(StdHeaders, WithoutThemTheSameKernelsDoNotCompile) {
   EXPECT_NE(o->log.find("cannot open source file \"cmath\""), std::string::npos) << o->log;
 }
 
+// nvcc's implicit prelude (issue 27 pt3): what nvcc makes visible without an #include, as
+// load_inline-style kernels use it; __kjudge/nvcc_prelude.h is pre-included into every compile.
+constexpr const char* kNoIncludeKernel = R"(__global__ void k(float* x, double* d, int* i, int n) {
+  constexpr float kNegInf = -INFINITY;
+  x[0] = kNegInf + NAN + HUGE_VALF + (float)HUGE_VAL + M_PI + M_SQRT1_2 + M_PIf + -FLT_MAX + FLT_EPSILON;
+  x[1] = std::exp(x[1]) + std::fmax(x[2], 1.f) + std::abs(x[3]) + std::sqrt(x[4]) + std::tanh(x[5]) +
+         std::pow(x[6], 2.f) + std::log(x[7]) + std::numeric_limits<float>::max();
+  int64_t a = n; uint32_t b = 3u; int8_t c = 1; size_t e = sizeof(float); ptrdiff_t f = 1;
+  i[0] = (int)(a + b + c + e + f) + INT_MAX + CHAR_BIT + (int)(INT32_MAX & 1) + std::isnan(x[8]) +
+         (std::fpclassify(x[9]) == FP_NAN);
+  float t[2]; memcpy(t, x, sizeof(t)); x[2] = t[1];
+  d[0] = DBL_MAX + std::exp(d[1]) + M_E;
+}
+)";
+
+TEST(StdHeaders, NvccPreludeNeedsNoInclude) {
+  const SandboxedCompiler compiler(Options());
+  absl::StatusOr<CompileOutcome> o = compiler.Compile(Request(kNoIncludeKernel, {"k"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->success) << o->log << o->message;
+  // A kernel that includes the same headers itself (and cub, which brings libcu++'s <cmath>)
+  // sees each name once: no redefinition.
+  const std::string with_includes =
+      std::string("#include <cmath>\n#include <cfloat>\n#include <cstdint>\n#include <climits>\n"
+                  "#include <cub/cub.cuh>\n") + kNoIncludeKernel;
+  o = compiler.Compile(Request(with_includes, {"k"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->success) << o->log << o->message;
+  EXPECT_EQ(o->log.find("redefinition"), std::string::npos) << o->log;
+}
+
+TEST(StdHeaders, WithoutThePreludeNoIncludeKernelsDoNotCompile) {
+  // Proves the test above meaningful: without kjudge's std_headers there is no prelude.
+  SandboxedCompilerOptions options = Options();
+  options.std_headers_dir = "";
+  const SandboxedCompiler compiler(options);
+  absl::StatusOr<CompileOutcome> o = compiler.Compile(Request(kNoIncludeKernel, {"k"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->success);
+  EXPECT_NE(o->log.find("identifier \"INFINITY\" is undefined"), std::string::npos) << o->log;
+}
+
 TEST(StdHeaders, CubUmbrellaCompilesAndHostSideCubSaysWhatToUse) {
   const SandboxedCompiler compiler(Options());
   absl::StatusOr<CompileOutcome> o = compiler.Compile(Request(R"(#include <cub/cub.cuh>

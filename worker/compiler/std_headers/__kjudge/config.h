@@ -16,7 +16,7 @@
 
 // Bumped whenever a header of this folder changes what it declares (also in compiled cubins'
 // cache key, through the folder's digest: worker/judge/cubin_cache.cc).
-#define KJUDGE_STD_HEADERS 1
+#define KJUDGE_STD_HEADERS 2
 
 #include <cuda/std/version>
 
