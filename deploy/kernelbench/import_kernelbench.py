@@ -45,6 +45,11 @@ How a problem is derived (docs/pytorch-problems.md section 5 has the frozen nami
   * FLOPs: a TorchDispatchMode counter on the meta run: 2 * MACs for mm/addmm/bmm/baddbmm/
     convolution, one per output element for every other computing op (views, copies and
     factories count 0). bytes = the bytes of every input (parameters included) and output.
+    min_flops (GEMM-like problems only): 7/8 of the GEMM flops gemm_bound.py recognises on the
+    same meta run (one matmul whose whole result reaches the outputs, or softmax attention;
+    never convolutions), fitted exactly over the sizes (problems/README.md "[cost]").
+  * regimes: the input regimes worker/oracle/check_problems.py's admit_regimes admits on the
+    CPU (problems/README.md "Input regimes"); a GPU-only problem gets none here.
 Exit status: 0 when every level folder was read (individual problems may be skipped; the report
 says why), 1 when a level folder could not be read, 2 on bad usage.
 """
