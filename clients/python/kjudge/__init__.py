@@ -6,6 +6,7 @@
         print(job.verdict, job.message)
 
 Client is blocking; kjudge.aio.AsyncClient (also kjudge.AsyncClient) is the asyncio twin.
+kjudge.rewards: completions in, rewards out, for RL loops (TRL, verl, OpenRLHF).
 Exceptions live in kjudge.errors; typed results (Job, Problem, Stats, ...) in kjudge.types.
 The raw generated stubs are kjudge.v1.kjudge_pb2 and kjudge.v1.kjudge_pb2_grpc.
 """
@@ -13,6 +14,7 @@ The raw generated stubs are kjudge.v1.kjudge_pb2 and kjudge.v1.kjudge_pb2_grpc.
 from ._core import NO_RETRY, RetryPolicy
 from .aio import AsyncClient
 from .client import Client
+from . import rewards
 from .errors import (
     AlreadyExists,
     BadRequest,
