@@ -152,10 +152,15 @@ absl::StatusOr<std::string> TensorSet::InputsDifferingFrom(const TensorSet& pris
 
 absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, const SecretKey& key,
                                        cudaStream_t stream) {
+  return GenerateInputs(utils, InputSecret{key, InputRegime::kDeclared}, stream);
+}
+
+absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, const InputSecret& secret,
+                                       cudaStream_t stream) {
   for (Entry& e : entries_) {
     if (e.spec->role != TensorRole::kIn) continue;
-    KJ_RETURN_IF_ERROR(utils.FillRandom(e.buffer.get(), e.spec->dtype, e.count, key, e.index,
-                                        e.spec->init, stream));
+    KJ_RETURN_IF_ERROR(utils.FillRandom(e.buffer.get(), e.spec->dtype, e.count, secret.key,
+                                        e.index, e.spec->init, stream, secret.regime));
     KJ_RETURN_IF_ERROR(utils.ApplyTransform(e.buffer.get(), e.spec->dtype, e.count, e.rows,
                                             e.cols, e.spec->init.transform, stream));
   }

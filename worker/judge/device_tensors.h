@@ -2,10 +2,11 @@
 // verdict protocol performs on them (generate inputs, poison outputs, checksum inputs, copy
 // outputs out, scrub).
 //
-// Contract: tensor t (its position in ProblemSpec::tensors) of a TensorSet generated with seed
-// s always holds the same values, so a reference and a candidate see identical inputs in
-// different allocations. Outputs are poisoned (host_values.h pattern). CopyOut() returns the
-// raw bytes; Scrub() zeroes every buffer and waits. Buffers are freed on destruction.
+// Contract: tensor t (its position in ProblemSpec::tensors) of a TensorSet generated with key
+// k in regime r (an InputSecret) always holds the same values, so a reference and a
+// candidate see identical inputs in different allocations. Outputs are poisoned
+// (host_values.h pattern). CopyOut() returns the raw bytes;
+// Scrub() zeroes every buffer and waits. Buffers are freed on destruction.
 // Every buffer (inputs and outputs, AllocateOutputs' too) has guard bands of the job's pattern
 // right before its first and right after its last byte (guard_bands.h); Guards() lists them
 // for DeviceUtilities::CheckGuards. BytesNeeded() / OutputBytes() include the guards.
@@ -23,6 +24,7 @@
 #include "common/problem_spec.h"
 #include "worker/gpu/device_buffer.h"
 #include "worker/judge/device_utilities.h"
+#include "worker/judge/regime_deck.h"
 #include "worker/gpu/guard_bands.h"
 
 namespace kjudge::runner {
@@ -57,6 +59,11 @@ class TensorSet {
   static absl::StatusOr<TensorSet> AllocateShared(const ProblemSpec& spec, const Shape& shape,
                                                   const GuardPattern& guards, int device);
 
+  // Every input drawn under `secret`'s key in its regime (DeviceUtilities::FillRandom: the
+  // regime bends only float inputs with a scalable init), then the init's transform; waits.
+  absl::Status GenerateInputs(DeviceUtilities& utils, const InputSecret& secret,
+                              cudaStream_t stream);
+  // The same in the declared regime: baselines' inputs and tools that time the declared init.
   absl::Status GenerateInputs(DeviceUtilities& utils, const SecretKey& key, cudaStream_t stream);
   absl::Status PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream);
   absl::StatusOr<std::vector<HostTensor>> CopyOutputs(cudaStream_t stream) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -110,6 +111,11 @@ __device__ __forceinline__ float kj_log(float x) { return logf(x); }
 __device__ __forceinline__ double kj_log(double x) { return log(x); }
 __device__ __forceinline__ void kj_sincospi(float x, float* s, float* c) { sincospif(x, s, c); }
 __device__ __forceinline__ void kj_sincospi(double x, double* s, double* c) { sincospi(x, s, c); }
+__device__ __forceinline__ float kj_rint(float x) { return rintf(x); }
+__device__ __forceinline__ double kj_rint(double x) { return rint(x); }
+__device__ __forceinline__ float kj_abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double kj_abs(double x) { return fabs(x); }
+
 
 // Two values from the uniforms u1 in (0, 1] and u2 in [0, 1) (`step` = their resolution):
 // normal (dist 0): a + b * sqrt(-2 ln u1) * (cos, sin)(2 pi u2); uniform: a + (b - a) *
@@ -128,12 +134,37 @@ __device__ __forceinline__ void kj_pair(R u1, R u2, R step, int dist, R a, R b, 
   }
 }
 
+// The input regime (common/input_regime.h; the numbering is InputRegime's), applied in
+// registers to a drawn value v after the draw and before the conversion: 0 declared v,
+// 1 offset v + 32 sigma, 2 large 100 v, 3 ties q rint(v / q) with q = sigma / 2 (v when q is
+// 0), 4 zeros 0 when `zero_bit` is set else v, 5 positive |v|, 6 negative -|v|. The regime is
+// the same for the whole launch, so the switch never diverges.
+template <typename R>
+__device__ __forceinline__ R kj_regime(R v, int regime, R sigma, unsigned int zero_bit) {
+  switch (regime) {
+    case 1: return v + R(32) * sigma;
+    case 2: return v * R(100);
+    case 3: {
+      const R q = sigma * R(0.5);
+      return q > R(0) ? q * kj_rint(v / q) : v;
+    }
+    case 4: return zero_bit ? R(0) : v;
+    case 5: return kj_abs(v);
+    case 6: return -kj_abs(v);
+    default: return v;
+  }
+}
+
 template <bool kFloatMath> struct KjPer { static constexpr int value = kFloatMath ? 16 : 8; };
 constexpr int kKjFillThreads = 256;
 
+// `regime` and `sigma` (the init's std, scaled) as kj_regime takes them; the zero bit of
+// float-math value 2p (2p + 1) is bit 0 of w[2p] (w[2p + 1]), whose uniform uses only w >> 8;
+// of double-math value 2p (2p + 1), bit 0 of w[4p] (w[4p + 2]), whose uniform uses only
+// h >> 11.
 template <typename T, bool kFloatMath>
 __device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int dist, double a,
-                        double b) {
+                        double b, int regime, double sigma) {
   constexpr int per = KjPer<kFloatMath>::value;
   // Raw bytes: __shared__ arrays of class types (half, bf16, fp8) are not allowed an initialiser.
   __shared__ __align__(16) unsigned char raw[kKjFillThreads * per * sizeof(T)];
@@ -141,7 +172,7 @@ __device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int
   const unsigned long long nonce = (1ull << 32) | tensor;  // KeyNonce(kInputs, tensor)
   const long long tile_elems = (long long)kKjFillThreads * per;
   const long long tiles = (n + tile_elems - 1) / tile_elems;
-  const float af = (float)a, bf = (float)b;
+  const float af = (float)a, bf = (float)b, sf = (float)sigma;
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
     const long long block_index = t * kKjFillThreads + threadIdx.x;
     unsigned int w[16];
@@ -154,8 +185,8 @@ __device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int
         kj_pair<float>((float)((w[2 * p] >> 8) + 1u) * (1.0f / 16777216.0f),  // (0, 1]
                        (float)(w[2 * p + 1] >> 8) * (1.0f / 16777216.0f),     // [0, 1)
                        1.0f / 16777216.0f, dist, af, bf, &v0, &v1);
-        mine[2 * p] = kj_convert_f<T>(v0);
-        mine[2 * p + 1] = kj_convert_f<T>(v1);
+        mine[2 * p] = kj_convert_f<T>(kj_regime<float>(v0, regime, sf, w[2 * p] & 1u));
+        mine[2 * p + 1] = kj_convert_f<T>(kj_regime<float>(v1, regime, sf, w[2 * p + 1] & 1u));
       }
     } else {
 #pragma unroll
@@ -166,8 +197,8 @@ __device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int
         kj_pair<double>((double)((h1 >> 11) + 1ull) * (1.0 / 9007199254740992.0),  // (0, 1]
                         (double)(h2 >> 11) * (1.0 / 9007199254740992.0),           // [0, 1)
                         1.0 / 9007199254740992.0, dist, a, b, &v0, &v1);
-        mine[2 * p] = kj_convert<T>(v0);
-        mine[2 * p + 1] = kj_convert<T>(v1);
+        mine[2 * p] = kj_convert<T>(kj_regime<double>(v0, regime, sigma, w[4 * p] & 1u));
+        mine[2 * p + 1] = kj_convert<T>(kj_regime<double>(v1, regime, sigma, w[4 * p + 2] & 1u));
       }
     }
     __syncthreads();
@@ -181,8 +212,8 @@ __device__ void kj_fill(T* out, long long n, KjKey key, unsigned int tensor, int
 #define KJ_FILL(suffix, T, float_math)                                                        \
   extern "C" __global__ void __launch_bounds__(kKjFillThreads)                                \
       kj_fill_##suffix(T* out, long long n, KjKey key, unsigned int tensor, int dist, double a, \
-                       double b) {                                                            \
-    kj_fill<T, float_math>(out, n, key, tensor, dist, a, b);                                  \
+                       double b, int regime, double sigma) {                                  \
+    kj_fill<T, float_math>(out, n, key, tensor, dist, a, b, regime, sigma);                   \
   }
 KJ_FILL(f32, float, true)
 KJ_FILL(f64, double, false)
@@ -582,12 +613,21 @@ bool UsesFloatMath(DType dtype) {
   }
 }
 
+// The std of a (scaled) init: b for normal, (b - a) / sqrt(12) for uniform; kj_fill's sigma.
+double InitStd(const InitSpec& init) {
+  return init.dist == InitSpec::Dist::kNormal ? init.b : (init.b - init.a) / std::sqrt(12.0);
+}
+
 unsigned int BlocksFor(int64_t work, unsigned int threads) {
   const int64_t blocks = (work + threads - 1) / threads;
   return static_cast<unsigned int>(std::clamp<int64_t>(blocks, 1, 8192));
 }
 
 }  // namespace
+
+InputRegime EffectiveRegime(InputRegime regime, DType dtype, const InitSpec& init) {
+  return DTypeIsFloat(dtype) && init.scalable ? regime : InputRegime::kDeclared;
+}
 
 std::string DeviceUtilities::Source() {
   return Cat("#define KJ_CHACHA_ROUNDS ", kChaChaRounds, "\n", kUtilitySource);
@@ -627,7 +667,8 @@ absl::StatusOr<DeviceUtilities> DeviceUtilities::Create(std::string_view arch,
 
 absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count,
                                          const SecretKey& key, uint32_t tensor_index,
-                                         const InitSpec& init, cudaStream_t stream) {
+                                         const InitSpec& init, cudaStream_t stream,
+                                         InputRegime regime) {
   KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(FillKernelName(dtype)));
   long long n = count;
   std::array<uint32_t, 8> k = key.words;  // the kernel's KjKey, by value
@@ -636,7 +677,9 @@ absl::Status DeviceUtilities::FillRandom(void* ptr, DType dtype, int64_t count,
   int dist = scaled.dist == InitSpec::Dist::kNormal ? 0 : 1;
   double a = scaled.a;
   double b = scaled.b;
-  void* args[] = {&ptr, &n, k.data(), &t, &dist, &a, &b};
+  int regime_arg = static_cast<int>(EffectiveRegime(regime, dtype, init));
+  double sigma = InitStd(scaled);
+  void* args[] = {&ptr, &n, k.data(), &t, &dist, &a, &b, &regime_arg, &sigma};
   // kj_fill: kFillThreads threads, each one keystream block of 16 (float math) or 8 values.
   constexpr unsigned int kFillThreads = 256;
   const int64_t per_block = kFillThreads * (UsesFloatMath(dtype) ? 16 : 8);

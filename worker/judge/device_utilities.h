@@ -14,8 +14,19 @@
 // with (a, b) the tensor's init scaled by the current input scale for float dtypes
 // (ScaledInit, problem_spec.h: a stress test shape's input_scale; 1 otherwise),
 // converted to the tensor's dtype with round-to-nearest (cuda_fp16 / cuda_bf16 / cuda_fp8
-// conversions; integers round to nearest and saturate). Same (key, tensor, index) gives the
-// same value on any GPU and any launch configuration.
+// conversions; integers round to nearest and saturate). Same (key, tensor, index, regime)
+// gives the same value on any GPU and any launch configuration.
+// Input regime (common/input_regime.h, issue 26 point 2): for float dtypes whose init is
+// scalable only (EffectiveRegime; integers and scalable = false are always drawn as declared),
+// each drawn value v (input_scale included) is bent in the generator's arithmetic (float for
+// the single-precision dtypes, double otherwise), in registers, before the conversion, with
+// sigma the scaled init's std (normal: b; uniform: (b - a) / sqrt(12); computed in double on
+// the host and rounded to the arithmetic type):
+//   declared v; offset v + 32 sigma; large 100 v; ties q * rint(v / q), q = sigma / 2 (v when
+//   q is 0); zeros 0 where the value's zero bit is 1, else v; positive |v|; negative -|v|.
+// The zero bit is a keystream bit the uniform does not use: for single precision, value 2p
+// (2p + 1) of a block takes bit 0 of w[2p] (w[2p + 1]); for double precision, value 2p
+// (2p + 1) takes bit 0 of w[4p] (w[4p + 2]). The transform (below) applies after the regime.
 // ApplyTransform(): the init's transform, in place after the draw (TensorSet::GenerateInputs
 // does both): softmax along the last dim (in double, max-subtracted, a fixed 256-thread
 // reduction tree per row, so the same on every run), tril / triu (zeros written), symmetric
@@ -45,6 +56,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/dtype.h"
+#include "common/input_regime.h"
 #include "common/output_comparison.h"
 #include "common/problem_spec.h"
 #include "worker/judge/cubin_cache.h"
@@ -54,6 +66,10 @@
 #include "worker/gpu/secret_key.h"
 
 namespace kjudge::runner {
+
+// The regime FillRandom applies to a tensor of `dtype` with `init` when the input set's regime
+// is `regime`: `regime` for float dtypes with a scalable init, else kDeclared.
+InputRegime EffectiveRegime(InputRegime regime, DType dtype, const InitSpec& init);
 
 struct DeviceComparison {
   int64_t mismatches = 0;  // non-finite included, unwritten excluded
@@ -75,9 +91,11 @@ class DeviceUtilities {
   // Compiles (or fetches from the cache) and loads the utility kernels.
   static absl::StatusOr<DeviceUtilities> Create(std::string_view arch, const CubinCache& cache);
 
-  // Fills with `init` scaled by input_scale() (float dtypes only; see ScaledInit).
+  // Fills with `init` scaled by input_scale() (float dtypes only; see ScaledInit), in
+  // `regime` where EffectiveRegime says it applies (the RNG contract above).
   absl::Status FillRandom(void* ptr, DType dtype, int64_t count, const SecretKey& key,
-                          uint32_t tensor_index, const InitSpec& init, cudaStream_t stream);
+                          uint32_t tensor_index, const InitSpec& init, cudaStream_t stream,
+                          InputRegime regime = InputRegime::kDeclared);
   // Applies an input transform (InitSpec::Transform; kNone: nothing) in place to `count`
   // elements seen as matrices of rows x cols (the last two dims; softmax rows are the last
   // dim, cols). Call after FillRandom on the same stream; the transform is never rescaled

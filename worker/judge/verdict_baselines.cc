@@ -134,8 +134,10 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
   for (auto& [name, measure] : todo) {
     progress_(v1::STAGE_BASELINE, baselines_done_++, baselines_total_);
     // Fresh inputs: the candidate's timed runs may have written them.
-    KJ_ASSIGN_OR_RETURN(SecretKey key, DrawInputKey(Cat("bench ", i, " baseline ", name), shape));
-    KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, key, env_.stream));
+    // Baselines are cached per shape and compared across jobs: always the declared regime.
+    KJ_ASSIGN_OR_RETURN(InputSecret input, DrawInputSecret(Cat("bench ", i, " baseline ", name),
+                                                           shape, InputRegime::kDeclared));
+    KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, input, env_.stream));
     absl::StatusOr<TimingResult> timing = measure();
     if (!timing.ok()) {
       absl::Status err = AsInternal(timing.status(), Cat("baseline ", name));

@@ -104,9 +104,11 @@ absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i
                       ScratchSet::Allocate(setup_.candidate_plan, setup_.spec.BindingsFor(shape),
                                            guards_, env_.device));
   // Inputs for the warm-up runs; every timed sample draws its own (PrepareSample).
-  KJ_ASSIGN_OR_RETURN(set.input_key, DrawInputKey(Cat("bench ", i, " set ", k, " warm-up"), shape));
+  KJ_ASSIGN_OR_RETURN(InputRegime regime, AnyRegime());
+  KJ_ASSIGN_OR_RETURN(set.input,
+                      DrawInputSecret(Cat("bench ", i, " set ", k, " warm-up"), shape, regime));
   KJ_RETURN_IF_ERROR(AsInternal(
-      set.tensors.GenerateInputs(*env_.utilities, set.input_key, env_.stream),
+      set.tensors.GenerateInputs(*env_.utilities, set.input, env_.stream),
       "input generation"));
   if (run_.baselines_only()) return set;  // no candidate to bind it to
   KJ_RETURN_IF_ERROR(BindSet(set.id, true, i, set.tensors, set.scratch));
@@ -114,10 +116,11 @@ absl::StatusOr<VerdictProtocol::BenchSet> VerdictProtocol::MakeBenchSet(size_t i
 }
 
 absl::Status VerdictProtocol::PrepareSample(size_t i, BenchSet& set) {
-  KJ_ASSIGN_OR_RETURN(set.input_key, DrawInputKey(Cat("bench ", i, " sample ", samples_drawn_++),
-                                                   setup_.spec.bench_shapes[i]));
+  KJ_ASSIGN_OR_RETURN(InputRegime regime, NextSampleRegime(i));
+  KJ_ASSIGN_OR_RETURN(set.input, DrawInputSecret(Cat("bench ", i, " sample ", samples_drawn_++),
+                                                 setup_.spec.bench_shapes[i], regime));
   KJ_RETURN_IF_ERROR(AsInternal(
-      set.tensors.GenerateInputs(*env_.utilities, set.input_key, env_.stream),
+      set.tensors.GenerateInputs(*env_.utilities, set.input, env_.stream),
       "input generation"));
   KJ_RETURN_IF_ERROR(AsInternal(RunExpected(i, set.tensors, set.expected),
                                 "expected outputs on the bench shape"));

@@ -26,10 +26,10 @@ using namespace verdict_detail;  // the protocol's own constants and helpers
 
 absl::StatusOr<std::string> VerdictProtocol::ModifiedInputs(const Shape& shape,
                                                             const TensorSet& tensors,
-                                                            const SecretKey& key) {
+                                                            const InputSecret& secret) {
   // The judge's private copy: the same inputs regenerated in memory no candidate maps.
   KJ_ASSIGN_OR_RETURN(TensorSet pristine, TensorSet::AllocateInputs(setup_.spec, shape, guards_));
-  KJ_RETURN_IF_ERROR(AsInternal(pristine.GenerateInputs(*env_.utilities, key, env_.stream),
+  KJ_RETURN_IF_ERROR(AsInternal(pristine.GenerateInputs(*env_.utilities, secret, env_.stream),
                                 "input generation"));
   return tensors.InputsDifferingFrom(pristine, *env_.utilities, env_.stream);
 }
@@ -52,8 +52,9 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
   // New data at the same addresses; the reference runs first (into its own buffers), then the
   // candidate with its outputs still holding its last timed results: a kernel that caches by
   // pointer or replays whatever the output holds returns stale values.
-  KJ_ASSIGN_OR_RETURN(set.input_key, DrawInputKey(Cat("bench ", i, " re-check"), shape));
-  KJ_RETURN_IF_ERROR(AsInternal(set.tensors.GenerateInputs(*env_.utilities, set.input_key,
+  KJ_ASSIGN_OR_RETURN(InputRegime regime, AnyRegime());
+  KJ_ASSIGN_OR_RETURN(set.input, DrawInputSecret(Cat("bench ", i, " re-check"), shape, regime));
+  KJ_RETURN_IF_ERROR(AsInternal(set.tensors.GenerateInputs(*env_.utilities, set.input,
                                                            env_.stream),
                                 "input generation"));
   KJ_RETURN_IF_ERROR(AsInternal(RunExpected(i, set.tensors, set.expected),

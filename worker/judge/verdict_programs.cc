@@ -118,10 +118,11 @@ absl::StatusOr<std::vector<std::vector<double>>> VerdictProtocol::RunReferenceSh
                           ? TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device)
                           : TensorSet::Allocate(setup_.spec, shape, guards_));
   // Test shape i's key: drawn here, used again for the candidate's run (CheckShape).
-  KJ_ASSIGN_OR_RETURN(SecretKey key, DrawInputKey(Cat("test ", i), shape));
-  if (test_keys_.size() <= i) test_keys_.resize(i + 1);
-  test_keys_[i] = key;
-  KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, key, env_.stream));
+  KJ_ASSIGN_OR_RETURN(InputRegime regime, AnyRegime());
+  KJ_ASSIGN_OR_RETURN(InputSecret input, DrawInputSecret(Cat("test ", i), shape, regime));
+  if (test_inputs_.size() <= i) test_inputs_.resize(i + 1);
+  test_inputs_[i] = input;
+  KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, input, env_.stream));
   KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
   if (OracleProblem()) {
     KJ_RETURN_IF_ERROR(RunOracleInto(shape, tensors, tensors, setup_.spec.module->precision));

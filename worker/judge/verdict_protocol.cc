@@ -84,8 +84,9 @@ void VerdictProtocol::Mark(const char* phase) {
   last_mark_ = now;
 }
 
-absl::StatusOr<SecretKey> VerdictProtocol::DrawInputKey(const std::string& set,
-                                                        const Shape& shape) {
+absl::StatusOr<InputSecret> VerdictProtocol::DrawInputSecret(const std::string& set,
+                                                              const Shape& shape,
+                                                              InputRegime regime) {
   absl::StatusOr<SecretKey> key = SecretKey::Draw();
   KJ_RETURN_IF_ERROR(AsInternal(key.status(), "drawing an input key"));
   v1::JobResult* result = out_.mutable_result();
@@ -94,10 +95,24 @@ absl::StatusOr<SecretKey> VerdictProtocol::DrawInputKey(const std::string& set,
     reported->set_set(set);
     reported->set_shape(shape.Label());
     reported->set_key_hex(key->Hex());
+    reported->set_regime(std::string(RegimeName(regime)));
   } else {
     result->set_input_keys_cut(result->input_keys_cut() + 1);
   }
-  return *key;
+  return InputSecret{*key, regime};
+}
+
+absl::StatusOr<InputRegime> VerdictProtocol::AnyRegime() const {
+  absl::StatusOr<InputRegime> regime = DrawRegime(setup_.spec.DrawableRegimes());
+  KJ_RETURN_IF_ERROR(AsInternal(regime.status(), "drawing an input regime"));
+  return *regime;
+}
+
+absl::StatusOr<InputRegime> VerdictProtocol::NextSampleRegime(size_t i) {
+  auto deck = sample_decks_.try_emplace(i, setup_.spec.DrawableRegimes()).first;
+  absl::StatusOr<InputRegime> regime = deck->second.Next();
+  KJ_RETURN_IF_ERROR(AsInternal(regime.status(), "drawing a timed sample's input regime"));
+  return *regime;
 }
 
 absl::Status VerdictProtocol::Execute() {
@@ -236,7 +251,7 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
   if (timing.aborted) return FailTiming(shape, *std::move(failure));
   for (size_t k = 0; k < sets.size(); ++k) {
     KJ_ASSIGN_OR_RETURN(std::string modified,
-                        ModifiedInputs(shape, sets[k].tensors, sets[k].input_key));
+                        ModifiedInputs(shape, sets[k].tensors, sets[k].input));
     if (!modified.empty()) {
       v1::JobResult* result = out_.mutable_result();
       result->set_verdict(v1::INPUT_MODIFIED);

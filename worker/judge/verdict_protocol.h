@@ -3,35 +3,38 @@
 // Full job (GPU present, not compile_only):
 //   1. set up (parse spec and plan; REJECTED on a plan error), compile candidate and reference
 //      (COMPILE_ERROR with NVRTC's log; a reference that fails to compile is INTERNAL_ERROR);
-//   2. reference on every test shape: inputs generated on the GPU with a per-shape seed derived
-//      from the job seed, outputs copied to the host, then every reference allocation (tensors
+//   2. reference on every test shape: inputs generated on the GPU under a fresh secret key, in
+//      a regime drawn secretly and uniformly from the problem's (ProblemSpec::DrawableRegimes;
+//      regime_deck.h), outputs copied to the host, then every reference allocation (tensors
 //      and scratch) zeroed and freed and the reference module unloaded;
 //   3. candidate on every test shape: the same inputs regenerated into fresh allocations,
 //      inputs checksummed, outputs poisoned, plan launched (synchronising after each launch so
 //      a fault names its launch), guard bands of every tensor and scratch buffer checked
 //      (an out-of-bounds write: RUNTIME_ERROR), inputs checksummed again (INPUT_MODIFIED),
 //      outputs compared (common/output_comparison.h: UNWRITTEN_OUTPUT, WRONG_ANSWER);
-//   4. when all pass, per bench shape: as many input sets as fit (up to 4; REJECTED when not
-//      even one fits in 90% of the free memory: tensors + scratch + a reference copy of the
-//      outputs), each with different data at different addresses and the reference's outputs
-//      for it (run on the device into separate buffers); timed with worker/gpu/timing.h,
-//      rotating among the sets, outputs poisoned before and compared on the device after EVERY
-//      timed sample (the host's rules, degenerate outputs included: ClassifyDegenerate() on the
-//      device's summary statistics; unwritten: SUSPICIOUS, wrong or degenerate: WRONG_ANSWER,
-//      the detail naming the tensor, the moment and the rule: a kernel that skips work
-//      every k-th launch, after some time, or replays another set's result is caught in the
-//      act); guard bands of every set's tensors and scratch after timing (RUNTIME_ERROR, before a
-//      failed sample's verdict); input checksums of every set (INPUT_MODIFIED); SUSPICIOUS when the
-//      median is under 90% of the physical floor (ceilings.h) or the device was still busy after
-//      the stop event in most samples; then re-checked on set 1: new inputs at the same addresses
-//      with the previous outputs left in place (a kernel caching by pointer or replaying what the
-//      output holds returns stale values: WRONG_ANSWER), then the same with poisoned outputs (guard
-//      bands checked after each of the two runs); then the baselines missing from
-//      RunSpec.cached_baselines ("reference" and each known library baseline) measured on set 1 and
-//      returned in new_baselines; speedup = baseline median / candidate median for every (shape,
-//      baseline), flagged ("speedup_over_10x: ...") when over 10x a library baseline; every timing
-//      carries SOL% and the floor; throttled samples (NVML) are discarded and flagged; verdict
-//      CORRECT.
+//   4. when all pass, per bench shape: as many input sets as fit (up to 4; REJECTED when not even
+//      one fits in 90% of the free memory: tensors + scratch + a reference copy of the outputs),
+//      each with different data at different addresses and the reference's outputs for it (run on
+//      the device into separate buffers); timed with worker/gpu/timing.h, rotating among the sets,
+//      fresh inputs before EVERY timed sample (a new key; the regime dealt from the shape's secret
+//      deck: every regime within the first |set| samples; the warm-up sets and the re-check draw
+//      theirs uniformly), outputs poisoned before and compared on the device after EVERY timed
+//      sample (the host's rules, degenerate outputs included: ClassifyDegenerate() on the device's
+//      summary statistics; unwritten: SUSPICIOUS, wrong or degenerate: WRONG_ANSWER, the detail
+//      naming the tensor, the moment and the rule: a kernel that skips work every k-th launch,
+//      after some time, or replays another set's result is caught in the act); guard bands of every
+//      set's tensors and scratch after timing (RUNTIME_ERROR, before a failed sample's verdict);
+//      input checksums of every set (INPUT_MODIFIED); SUSPICIOUS when the median is under 90% of
+//      the physical floor (ceilings.h) or the device was still busy after the stop event in most
+//      samples; then re-checked on set 1: new inputs at the same addresses with the previous
+//      outputs left in place (a kernel caching by pointer or replaying what the output holds
+//      returns stale values: WRONG_ANSWER), then the same with poisoned outputs (guard bands
+//      checked after each of the two runs); then the baselines missing from
+//      RunSpec.cached_baselines ("reference" and each known library baseline) measured on set 1
+//      (fresh inputs in the declared regime) and returned in new_baselines; speedup = baseline
+//      median / candidate median for every (shape, baseline), flagged ("speedup_over_10x: ...")
+//      when over 10x a library baseline; every timing carries SOL% and the floor; throttled samples
+//      (NVML) are discarded and flagged; verdict CORRECT.
 // Compile-only job (or no GPU): set up + compile the candidate only → COMPILED.
 // Baselines-only job (RunSpec.baselines_only; a GPU runner only, else INTERNAL_ERROR): no
 // candidate at all (no compile, no candidate process, no test shapes, no guard checks of
@@ -69,6 +72,7 @@
 #include "worker/judge/device_tensors.h"
 #include "worker/judge/device_utilities.h"
 #include "worker/judge/gpu_context.h"
+#include "worker/judge/regime_deck.h"
 #include "worker/gpu/guard_bands.h"
 #include "worker/gpu/job_setup.h"
 #include "worker/gpu/plan_executor.h"
@@ -186,7 +190,7 @@ class VerdictProtocol {
     TensorSet tensors;   // shared with the candidate (inputs read-only there)
     TensorSet expected;  // the judge's alone
     ScratchSet scratch;  // shared with the candidate
-    SecretKey input_key;  // of the inputs it holds now
+    InputSecret input;   // key and regime of the inputs it holds now
   };
   absl::StatusOr<int> InputSetsThatFit(const Shape& shape) const;
   absl::StatusOr<BenchSet> MakeBenchSet(size_t i, int k);
@@ -210,11 +214,19 @@ class VerdictProtocol {
   // The inputs of `tensors` against a private copy regenerated from `key`: the names of
   // those that differ byte for byte ("" when none).
   absl::StatusOr<std::string> ModifiedInputs(const Shape& shape, const TensorSet& tensors,
-                                             const SecretKey& key);
+                                             const InputSecret& secret);
   // A fresh secret key for one input set (SecretKey::Draw, right before its inputs are
-  // generated), recorded for the result (JobResult.input_keys: revealed with the verdict).
-  // `set` names it in the result ("test 2", "bench 0 sample 14").
-  absl::StatusOr<SecretKey> DrawInputKey(const std::string& set, const Shape& shape);
+  // generated) with the regime chosen for it, both recorded for the result
+  // (JobResult.input_keys: revealed with the verdict). `set` names it in the result
+  // ("test 2", "bench 0 sample 14").
+  absl::StatusOr<InputSecret> DrawInputSecret(const std::string& set, const Shape& shape,
+                                              InputRegime regime);
+  // Who picks a set's regime (regime_deck.h; all secret, from the OS CSPRNG): test shapes,
+  // the warm-up sets and the re-check draw uniformly from the problem's drawable regimes;
+  // the timed samples of bench shape i are dealt from that shape's deck (every regime within
+  // the first |set| samples); baselines are always kDeclared.
+  absl::StatusOr<InputRegime> AnyRegime() const;
+  absl::StatusOr<InputRegime> NextSampleRegime(size_t i);
   // RUNTIME_ERROR naming the buffer, side and bytes when a guard of `buffers` was modified.
   absl::Status CheckGuards(const std::vector<GuardedBuffer>& buffers, const std::string& when);
   absl::Status RecheckAfterTiming(size_t i, BenchSet& set);
@@ -254,9 +266,10 @@ class VerdictProtocol {
   } last_progress_;
   // Makes process_ repeat the last progress report while it waits for a slow kernel.
   void TakeCandidateHeartbeat();
-  uint64_t seed_ = 0;  // reported; no input derives from it (DrawInputKey)
+  uint64_t seed_ = 0;  // reported; no input derives from it (DrawInputSecret)
   GuardPattern guards_;  // the job's guard bands (a key of their own), set in Run()
-  std::vector<SecretKey> test_keys_;  // test shape i's inputs, drawn for its reference run
+  std::vector<InputSecret> test_inputs_;  // test shape i's inputs, drawn for its reference run
+  std::map<size_t, RegimeDeck> sample_decks_;  // bench shape -> its timed samples' regimes
   uint64_t samples_drawn_ = 0;  // fresh inputs drawn for timed samples so far
   std::map<size_t, bool> library_oracle_ok_;  // bench shape -> the library agreed (RunExpected)
   std::string phases_;                        // Mark()

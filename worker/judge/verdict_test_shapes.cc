@@ -19,8 +19,8 @@ using namespace verdict_detail;  // the protocol's own constants and helpers
 
 absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault) {
   const Shape& shape = setup_.spec.test_shapes[i];
-  if (i >= test_keys_.size()) return fault;  // no reference run on it: nothing to diagnose
-  const SecretKey& key = test_keys_[i];
+  if (i >= test_inputs_.size()) return fault;  // no reference run on it: nothing to diagnose
+  const InputSecret& input = test_inputs_[i];
   const InputScaleScope scale(*env_.utilities, shape.input_scale);
   std::unique_ptr<CandidateProcess> faulted = std::move(process_);
   (void)faulted->Finish();
@@ -30,7 +30,7 @@ absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault)
     KJ_RETURN_IF_ERROR(process_->Load(run_, candidate_.program));
     KJ_ASSIGN_OR_RETURN(TensorSet tensors,
                         TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device));
-    KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, key, env_.stream));
+    KJ_RETURN_IF_ERROR(tensors.GenerateInputs(*env_.utilities, input, env_.stream));
     KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
     KJ_ASSIGN_OR_RETURN(ScratchSet scratch,
                         ScratchSet::Allocate(setup_.candidate_plan, setup_.spec.BindingsFor(shape),
@@ -38,7 +38,7 @@ absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault)
     const int set = next_set_++;
     KJ_RETURN_IF_ERROR(BindSet(set, false, i, tensors, scratch, /*writable_inputs=*/true));
     KJ_RETURN_IF_ERROR(process_->Run(set, /*sync_each=*/true));
-    return ModifiedInputs(shape, tensors, key);
+    return ModifiedInputs(shape, tensors, input);
   }();
   // Faults again with writable inputs: a wild access, not an input write.
   if (!modified.ok()) return fault;
@@ -69,14 +69,14 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   const Shape& shape = setup_.spec.test_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
   // The inputs the reference's outputs were computed for (RunReferenceShape drew the key).
-  if (i >= test_keys_.size()) {
+  if (i >= test_inputs_.size()) {
     return MakeRunnerError(v1::INTERNAL_ERROR, Cat("test shape ", shape.Label(), " has no reference run"));
   }
-  const SecretKey& key = test_keys_[i];
+  const InputSecret& input = test_inputs_[i];
   const InputScaleScope scale(*env_.utilities, shape.input_scale);  // also for ModifiedInputs
   KJ_ASSIGN_OR_RETURN(TensorSet tensors,
                       TensorSet::AllocateShared(setup_.spec, shape, guards_, env_.device));
-  KJ_RETURN_IF_ERROR(AsInternal(tensors.GenerateInputs(*env_.utilities, key, env_.stream),
+  KJ_RETURN_IF_ERROR(AsInternal(tensors.GenerateInputs(*env_.utilities, input, env_.stream),
                                 "input generation"));
   KJ_RETURN_IF_ERROR(tensors.PoisonOutputs(*env_.utilities, env_.stream));
   KJ_ASSIGN_OR_RETURN(ScratchSet scratch,
@@ -85,7 +85,7 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   KJ_RETURN_IF_ERROR(BindSet(set, false, i, tensors, scratch));
   KJ_RETURN_IF_ERROR(process_->Run(set, /*sync_each=*/true));
   KJ_RETURN_IF_ERROR(CheckGuards(CandidateBuffers(tensors, scratch), "after the candidate's run"));
-  KJ_ASSIGN_OR_RETURN(std::string modified, ModifiedInputs(shape, tensors, key));
+  KJ_ASSIGN_OR_RETURN(std::string modified, ModifiedInputs(shape, tensors, input));
   KJ_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, tensors.CopyOutputs(env_.stream));
   KJ_RETURN_IF_ERROR(process_->Release(set));
 
