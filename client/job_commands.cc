@@ -38,6 +38,7 @@ int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s) {
       std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   const bool live = isatty(STDERR_FILENO) != 0;
   v1::Job last;
+  std::string said;  // the waiting reason last printed on its own line
   grpc::Status status;
   // The server closes connections past their age limit (--max-connection-age-s, after a grace):
   // a watch that had updates and then lost its connection (UNAVAILABLE) is resumed on a fresh
@@ -55,6 +56,14 @@ int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s) {
       updated = true;
       last = job;
       if (job.state() == v1::DONE) break;
+      // No silent waiting: why no connected worker can take it, once per change, on its own
+      // line (also with --json, on stderr), so it stays visible under a live progress line.
+      const std::string reason = job.state() == v1::QUEUED ? WaitingReasonText(job) : "";
+      if (!reason.empty() && reason != said) {
+        if (live) std::cerr << "\r\033[K";
+        std::cerr << "kjudge: job " << job_id << " waits: " << reason << "\n";
+      }
+      said = reason;
       const std::string line = ProgressLine(job);
       if (live) {
         std::cerr << "\r\033[K" << line << std::flush;

@@ -117,6 +117,16 @@ void PrintBaselines(const v1::JobResult& result, std::ostream& out) {
 
 }  // namespace
 
+std::string WaitingReasonText(const v1::Job& job) {
+  // The server writes it (worker_capacity.cc); capped anyway, as every text from the server.
+  constexpr size_t kMaxReason = 400;
+  std::string reason = job.waiting_reason().substr(0, kMaxReason);
+  for (char& c : reason) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return reason;
+}
+
 std::string ProgressLine(const v1::Job& job) {
   std::string line = absl::StrCat("job ", job.id(), ": ", StageName(job.stage()));
   if (job.state() == v1::QUEUED && job.queue_position() > 0) {
@@ -125,6 +135,9 @@ std::string ProgressLine(const v1::Job& job) {
     absl::StrAppend(&line, " ", job.progress_done(), "/", job.progress_total());
   }
   if (job.attempts() > 1) absl::StrAppend(&line, " [attempt ", job.attempts(), "]");
+  if (job.state() == v1::QUEUED && !job.waiting_reason().empty()) {
+    absl::StrAppend(&line, ": ", WaitingReasonText(job));
+  }
   return line;
 }
 

@@ -12,6 +12,9 @@
 namespace kjudge::client {
 
 std::string ProgressLine(const v1::Job& job);
+// A queued job's Job.waiting_reason (why no connected worker can take it), capped at 400 bytes
+// with control characters blanked; "" when none.
+std::string WaitingReasonText(const v1::Job& job);
 void PrintReport(const v1::Job& job, std::ostream& out);
 
 }  // namespace kjudge::client

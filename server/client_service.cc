@@ -117,6 +117,10 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContextBase* context, const Ap
   return grpc::Status::OK;
 }
 
+void ClientService::AnnotateWaiting(v1::Job* job) {
+  if (state_->capacity != nullptr) state_->capacity->Annotate(state_->catalog, job);
+}
+
 grpc::Status ClientService::LoadJob(int64_t id, const Viewer& viewer, v1::Job* job) {
   absl::StatusOr<std::optional<v1::Job>> found = state_->jobs->GetFor(id, viewer);
   if (!found.ok()) return ToClient(found.status());
@@ -125,6 +129,7 @@ grpc::Status ClientService::LoadJob(int64_t id, const Viewer& viewer, v1::Job* j
     return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));
   }
   *job = std::move(**found);
+  AnnotateWaiting(job);
   return grpc::Status::OK;
 }
 
@@ -196,7 +201,10 @@ grpc::Status ClientService::ListJobs(grpc::ServerContext* context, const v1::Lis
   if (!jobs.ok()) return ToClient(jobs.status());
   const bool more = static_cast<int>(jobs->size()) > page;
   if (more) jobs->pop_back();
-  for (v1::Job& job : *jobs) *response->add_jobs() = std::move(job);
+  for (v1::Job& job : *jobs) {
+    AnnotateWaiting(&job);
+    *response->add_jobs() = std::move(job);
+  }
   if (more) response->set_next_page_token(absl::StrCat(kPageTokenPrefix, response->jobs().rbegin()->id()));
   return grpc::Status::OK;
 }

@@ -70,6 +70,8 @@ class ClientService final : public ClientServiceBase {
   grpc::Status SubmitJob(grpc::ServerContextBase* context, const ApiKey& caller, const v1::SubmitRequest& request,
                          int64_t* id);
   grpc::Status LoadJob(int64_t id, const Viewer& viewer, v1::Job* job);
+  // Sets a queued job's waiting_reason when no connected worker can take it (worker_capacity.h).
+  void AnnotateWaiting(v1::Job* job);
   grpc::ServerWriteReactor<v1::Job>* OpenStream(grpc::CallbackServerContext* context,
                                                 const google::protobuf::RepeatedPtrField<std::string>& ids);
 

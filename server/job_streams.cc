@@ -12,7 +12,7 @@ namespace {
 // What a watcher has seen of a job: it is sent again only when this changes.
 std::string Fingerprint(const v1::Job& job) {
   return absl::StrCat(job.state(), "/", job.stage(), "/", job.progress_done(), "/", job.progress_total(), "/",
-                      job.queue_position(), "/", job.attempts());
+                      job.queue_position(), "/", job.attempts(), "/", job.waiting_reason());
 }
 
 }  // namespace
@@ -57,6 +57,7 @@ void JobStream::Wake(RoundReads* reads, const std::vector<int64_t>& changed, boo
 
 void JobStream::OfferLocked(v1::Job job) {
   const int64_t id = std::stoll(job.id());
+  if (state_->capacity != nullptr) state_->capacity->Annotate(state_->catalog, &job);
   std::string now = Fingerprint(job);
   auto seen = seen_.find(id);
   if (seen != seen_.end() && seen->second == now) return;

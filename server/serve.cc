@@ -249,6 +249,8 @@ int Serve(const ServeOptions& options) {
   JobEvents events;
   ServerState state{catalog->get(), &jobs, &workers, &baselines, &events, IntakeLimits{}, &auth,
                     &submit_rate, options.max_active_jobs_per_key, metrics->get()};
+  WorkerCapacityCache capacity(&shared);
+  state.capacity = &capacity;
   ClientService client_service(&state, StreamCaps{options.max_streams_per_key, options.max_streams_total});
   WorkerService worker_service(&state, options.lease_seconds);
   if (options.require_auth && keys.Count().value_or(0) == 0) {

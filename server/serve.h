@@ -16,10 +16,14 @@ struct ServeOptions {
   int lease_seconds = 30;
   int max_attempts = 3;
   bool require_auth = false;
-  double submit_rate = 20.0;  // per key per second; 0 = unlimited
-  double submit_burst = 100.0;
+  // Sized for RL (issue 27 point 5): one key may submit a step of 512 (or 1024) completions at
+  // once, singly or in batches, and 64 a second after that; the active-job cap bounds the queue.
+  double submit_rate = 64.0;  // per key per second; 0 = unlimited
+  double submit_burst = 1024.0;
   int64_t max_active_jobs_per_key = 5000;
-  int max_streams_per_key = 256;  // open job streams (WatchJob, WatchJobs, Evaluate)
+  // open job streams (WatchJob, WatchJobs, Evaluate): 1024 so that 512 concurrent evaluate()
+  // calls of one asyncio loop fit, twice over
+  int max_streams_per_key = 1024;
   int max_streams_total = 8192;
   std::string tls_cert;  // PEM files; both or neither
   std::string tls_key;

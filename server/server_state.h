@@ -10,6 +10,7 @@
 #include "server/rate_limiter.h"
 #include "server/server_metrics.h"
 #include "server/submission_intake.h"
+#include "server/worker_capacity.h"
 #include "server/worker_registry.h"
 
 namespace kjudge::server {
@@ -25,6 +26,8 @@ struct ServerState {
   RateLimiter* submit_rate = nullptr;
   int64_t max_active_jobs_per_key = 0;  // queued + running; 0: no cap
   ServerMetrics* metrics = nullptr;
+  // Connected workers by kind: a queued job none can take says why (Job.waiting_reason).
+  WorkerCapacityCache* capacity = nullptr;
 };
 
 }  // namespace kjudge::server

@@ -14,7 +14,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import grpc
 
 from . import errors
-from .types import BatchItem, Job, JobState, Submission
+from .types import BatchItem, Job, JobState, Submission, WaitResult
 from .v1 import kjudge_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -23,6 +23,9 @@ MAX_BATCH = 100
 MAX_WATCHED = 1000
 # Replies can carry compile logs and prompts; the CLI allows the same.
 CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 << 20)]
+# evaluate() waits at most this long by default (timeout=None waits without limit): a job that
+# no connected worker can take would otherwise wait forever (its Job.waiting_reason says why).
+DEFAULT_EVALUATE_TIMEOUT = 3600.0
 
 
 @dataclass(frozen=True)
@@ -30,29 +33,42 @@ class RetryPolicy:
     """Retries of calls refused for now (RESOURCE_EXHAUSTED) or that could not reach the server
     (UNAVAILABLE), with exponential backoff and jitter; never sooner than the server's
     retry-after-ms. A submission is retried with the same idempotency key, so it is never queued
-    twice. attempts=1 turns retries off."""
+    twice. attempts=1 turns retries off.
+
+    Pushback (RESOURCE_EXHAUSTED: rate limit, active-job or stream cap) is the server saying
+    "later", not "no": it is retried for up to `refused_for` seconds after the first refusal,
+    however many tries that takes, each after the server's retry-after-ms (plus jitter), so a
+    burst larger than the server admits at once is spread out, never lost. UNAVAILABLE is retried
+    `attempts` times."""
 
     attempts: int = 6
     initial_backoff: float = 0.1
     max_backoff: float = 5.0
     multiplier: float = 2.0
+    refused_for: float = 600.0
 
-    def delay(self, attempt: int, error: errors.KjudgeError, *, may_resend: bool = True) -> Optional[float]:
+    def delay(self, attempt: int, error: errors.KjudgeError, *, may_resend: bool = True,
+              waited: float = 0.0) -> Optional[float]:
         """Seconds to wait before try number attempt+2, or None when the error is final.
 
         may_resend: whether the call may be sent again after UNAVAILABLE (the first one may have
-        been done: only idempotent calls may). RESOURCE_EXHAUSTED means nothing was done."""
-        if attempt + 1 >= self.attempts:
+        been done: only idempotent calls may). RESOURCE_EXHAUSTED means nothing was done.
+        waited: seconds since the first try (the refused_for budget)."""
+        if self.attempts <= 1:
             return None
         if isinstance(error, errors.RefusedForNow):
-            pass
+            if waited >= self.refused_for:
+                return None
         elif isinstance(error, errors.Unreachable) and may_resend:
-            pass
+            if attempt + 1 >= self.attempts:
+                return None
         else:
             return None
-        backoff = min(self.max_backoff, self.initial_backoff * self.multiplier**attempt)
+        backoff = min(self.max_backoff, self.initial_backoff * self.multiplier**min(attempt, 16))
         backoff *= random.uniform(0.5, 1.0)  # spread out clients that failed together
-        return max(backoff, error.retry_after or 0.0)
+        # Never sooner than the server's own delay, spread by up to a quarter so that a burst
+        # refused together does not come back together.
+        return max(backoff, (error.retry_after or 0.0) * random.uniform(1.0, 1.25))
 
 
 NO_RETRY = RetryPolicy(attempts=1)
@@ -220,12 +236,13 @@ def batch_item(item: pb.SubmitBatchItem, key: str) -> BatchItem:
     return BatchItem(job=Job.from_proto(item.job), error=None, idempotency_key=key)
 
 
-def batch_retry_delay(policy: RetryPolicy, attempt: int, items: Sequence[BatchItem]) -> Optional[float]:
+def batch_retry_delay(policy: RetryPolicy, attempt: int, items: Sequence[BatchItem],
+                      waited: float = 0.0) -> Optional[float]:
     """How long to wait before resending a batch's refused-for-now items; None: do not resend.
     Every item carries its idempotency key, so resending one that was in fact queued is harmless."""
     delays: List[float] = []
     for item in items:
-        delay = policy.delay(attempt, item.error) if item.error is not None else None
+        delay = policy.delay(attempt, item.error, waited=waited) if item.error is not None else None
         if delay is not None:
             delays.append(delay)
     return max(delays) if delays else None
@@ -253,3 +270,30 @@ def the_one_job(messages: Sequence[pb.Job]) -> Job:
     if len(messages) != 1:
         raise errors.ServerError(f"Evaluate answered {len(messages)} messages; expected one finished job")
     return Job.from_proto(messages[0])
+
+
+def unfinished_error(job_id: Optional[str], job: Optional[Job], timeout: Optional[float]) -> errors.DeadlineExceeded:
+    """DeadlineExceeded for a job not finished within `timeout` s, saying where it is and, when no
+    connected worker can take it, why (its waiting_reason) and what to do."""
+    what = f"job {job_id}" if job_id else "the job"
+    waited = f" within {timeout:g} s" if timeout is not None else ""
+    where = ""
+    if job is not None:
+        where = f"; it is {job.state.value.lower()}"
+        if job.state == JobState.QUEUED and job.queue_position:
+            where += f" (position {job.queue_position})"
+    reason = job.waiting_reason if job is not None else ""
+    message = f"{what} did not finish{waited}{where}"
+    if reason:
+        message += f": {reason}"
+    message += ". It keeps its place: wait(job_id) follows it, cancel(job_id) ends it; pass timeout= to wait longer"
+    error = errors.DeadlineExceeded(message, code=grpc.StatusCode.DEADLINE_EXCEEDED, job_id=job_id)
+    error.waiting_reason = reason
+    return error
+
+
+def wait_result(ids: Sequence[str], last: Mapping[str, Job]) -> WaitResult:
+    """wait_many's answer from the last job seen of each id."""
+    finished = {i: last[i] for i in ids if i in last and last[i].done}
+    unfinished = {i: last.get(i) for i in ids if i not in finished}
+    return WaitResult(finished, unfinished)

@@ -20,7 +20,7 @@ import grpc
 import grpc.aio
 
 from . import _core, errors
-from .types import BatchItem, Job, JobPage, JobState, Problem, ProblemSummary, Stats, Submission
+from .types import BatchItem, Job, JobPage, JobState, Problem, ProblemSummary, Stats, Submission, WaitResult
 from .v1 import kjudge_pb2 as pb
 from .v1 import kjudge_pb2_grpc as pb_grpc
 
@@ -75,12 +75,14 @@ class AsyncClient:
                      job_id: Optional[str] = None):
         """One unary call with the retry policy; raises the mapped KjudgeError."""
         attempt = 0
+        start = time.monotonic()
         while True:
             try:
                 return await method(request, metadata=self._settings.metadata(), timeout=self._settings.timeout)
             except grpc.aio.AioRpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
-                delay = self._settings.retry.delay(attempt, error, may_resend=may_resend)
+                delay = self._settings.retry.delay(attempt, error, may_resend=may_resend,
+                                                   waited=time.monotonic() - start)
                 if delay is None:
                     raise error from None
                 await asyncio.sleep(delay)
@@ -114,6 +116,7 @@ class AsyncClient:
         results: List[Optional[BatchItem]] = [None] * len(requests)
         pending = list(range(len(requests)))
         attempt = 0
+        start = time.monotonic()
         while pending:
             for chunk in _core.chunks(pending, _core.MAX_BATCH):
                 response = await self._unary(self._stub.SubmitBatch,
@@ -121,7 +124,8 @@ class AsyncClient:
                 for i, item in zip(chunk, response.items):
                     results[i] = _core.batch_item(item, keys[i])
             refused = [results[i] for i in pending if _core.is_retryable(results[i].error)]  # type: ignore[union-attr]
-            delay = _core.batch_retry_delay(self._settings.retry, attempt, refused)  # type: ignore[arg-type]
+            delay = _core.batch_retry_delay(self._settings.retry, attempt, refused,  # type: ignore[arg-type]
+                                            waited=time.monotonic() - start)
             if delay is None:
                 break
             await asyncio.sleep(delay)
@@ -130,14 +134,16 @@ class AsyncClient:
         return results  # type: ignore[return-value]
 
     async def evaluate(self, problem: Union[str, Submission], source: Union[str, "os.PathLike[str]", None] = None, *,
-                       timeout: Optional[float] = None, on_job_id: Optional[JobIdCallback] = None,
-                       **options: object) -> Job:
+                       timeout: Optional[float] = _core.DEFAULT_EVALUATE_TIMEOUT,
+                       on_job_id: Optional[JobIdCallback] = None, **options: object) -> Job:
         """Submits and waits in one call; returns the finished job. on_job_id(id) (a function or a
         coroutine function) gets the job id as soon as the server has stored the job; past
-        `timeout`, DeadlineExceeded with .job_id. See Client.evaluate."""
+        `timeout` (default 3600 s; None: no limit), DeadlineExceeded with .job_id, where the job is
+        and why no worker took it (.waiting_reason). See Client.evaluate."""
         submission = _core.make_submission(problem, source, options)
         request = submission.to_proto(_core.idempotency_key_for(submission))
-        deadline = time.monotonic() + timeout if timeout is not None else None
+        start = time.monotonic()
+        deadline = start + timeout if timeout is not None else None
         job_id: Optional[str] = None
         attempt = 0
         while True:
@@ -154,7 +160,9 @@ class AsyncClient:
                 return _core.the_one_job([message async for message in call])
             except grpc.aio.AioRpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
-                delay = self._settings.retry.delay(attempt, error)
+                if isinstance(error, errors.DeadlineExceeded):
+                    raise (await self._unfinished(job_id, timeout)) from None
+                delay = self._settings.retry.delay(attempt, error, waited=time.monotonic() - start)
                 if delay is None or (deadline is not None and time.monotonic() + delay >= deadline):
                     raise error from None
                 await asyncio.sleep(delay)
@@ -162,6 +170,16 @@ class AsyncClient:
             except BaseException:
                 call.cancel()
                 raise
+
+    async def _unfinished(self, job_id: Optional[str], timeout: Optional[float]) -> errors.DeadlineExceeded:
+        """DeadlineExceeded for a job past its deadline, with where it is and why (a fresh look)."""
+        job: Optional[Job] = None
+        if job_id is not None:
+            try:
+                job = await self.get_job(job_id)
+            except errors.KjudgeError:
+                job = None
+        return _core.unfinished_error(job_id, job, timeout)
 
     # ---- following jobs ----
 
@@ -214,6 +232,7 @@ class AsyncClient:
     async def _watch_chunk(self, ids: List[str], deadline: Optional[float]) -> AsyncIterator[Job]:
         open_ids = list(ids)
         attempt = 0
+        start = time.monotonic()
         while open_ids:
             stream = self._stub.WatchJobs(pb.WatchJobsRequest(job_ids=open_ids), metadata=self._settings.metadata(),
                                           timeout=_core.remaining(deadline, time.monotonic()))
@@ -227,7 +246,7 @@ class AsyncClient:
                 return
             except grpc.aio.AioRpcError as e:
                 error = errors.from_rpc_error(e, job_id=open_ids[0] if len(open_ids) == 1 else None)
-                delay = self._settings.retry.delay(attempt, error)
+                delay = self._settings.retry.delay(attempt, error, waited=time.monotonic() - start)
                 if delay is None or (deadline is not None and time.monotonic() + delay >= deadline):
                     raise error from None
                 await asyncio.sleep(delay)
@@ -236,18 +255,27 @@ class AsyncClient:
                 stream.cancel()
 
     async def wait(self, job_id: Union[str, int], *, timeout: Optional[float] = None) -> Job:
-        """Waits until the job is DONE and returns it (DeadlineExceeded after `timeout` s)."""
-        return (await self.wait_many([job_id], timeout=timeout))[str(job_id)]
+        """Waits until the job is DONE and returns it; past `timeout` s, DeadlineExceeded that says
+        where it is and why no worker took it (see Client.wait)."""
+        job_id = str(job_id)
+        result = await self.wait_many([job_id], timeout=timeout)
+        if job_id in result:
+            return result[job_id]
+        raise _core.unfinished_error(job_id, result.unfinished.get(job_id), timeout)
 
     async def wait_many(self, job_ids: Sequence[Union[str, int]], *,
-                        timeout: Optional[float] = None) -> Dict[str, Job]:
-        """Waits until all jobs are DONE; returns them by id, in the order given."""
+                        timeout: Optional[float] = None) -> WaitResult:
+        """Waits until all jobs are DONE, or until `timeout` s; returns what finished, by id in the
+        order given, with .unfinished for the rest (see Client.wait_many)."""
         ids = _core.check_job_ids([str(i) for i in job_ids])
-        final: Dict[str, Job] = {}
-        async for job in self.watch_many(ids, timeout=timeout):
-            if job.done:
-                final[job.id] = job
-        return {i: final[i] for i in ids}
+        last: Dict[str, Job] = {}
+        try:
+            async for job in self.watch_many(ids, timeout=timeout):
+                last[job.id] = job
+        except errors.DeadlineExceeded:
+            if timeout is None:
+                raise
+        return _core.wait_result(ids, last)
 
     # ---- listing, cancelling, stats ----
 

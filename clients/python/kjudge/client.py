@@ -19,7 +19,7 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 import grpc
 
 from . import _core, errors
-from .types import BatchItem, Job, JobPage, JobState, Problem, ProblemSummary, Stats, Submission
+from .types import BatchItem, Job, JobPage, JobState, Problem, ProblemSummary, Stats, Submission, WaitResult
 from .v1 import kjudge_pb2 as pb
 from .v1 import kjudge_pb2_grpc as pb_grpc
 
@@ -77,12 +77,14 @@ class Client:
     def _unary(self, method: Callable, request: object, *, may_resend: bool = True, job_id: Optional[str] = None):
         """One unary call with the retry policy; raises the mapped KjudgeError."""
         attempt = 0
+        start = time.monotonic()
         while True:
             try:
                 return method(request, metadata=self._settings.metadata(), timeout=self._settings.timeout)
             except grpc.RpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
-                delay = self._settings.retry.delay(attempt, error, may_resend=may_resend)
+                delay = self._settings.retry.delay(attempt, error, may_resend=may_resend,
+                                                   waited=time.monotonic() - start)
                 if delay is None:
                     raise error from None
                 time.sleep(delay)
@@ -122,13 +124,15 @@ class Client:
         results: List[Optional[BatchItem]] = [None] * len(requests)
         pending = list(range(len(requests)))
         attempt = 0
+        start = time.monotonic()
         while pending:
             for chunk in _core.chunks(pending, _core.MAX_BATCH):
                 response = self._unary(self._stub.SubmitBatch, pb.SubmitBatchRequest(requests=[requests[i] for i in chunk]))
                 for i, item in zip(chunk, response.items):
                     results[i] = _core.batch_item(item, keys[i])
             refused = [results[i] for i in pending if _core.is_retryable(results[i].error)]  # type: ignore[union-attr]
-            delay = _core.batch_retry_delay(self._settings.retry, attempt, refused)  # type: ignore[arg-type]
+            delay = _core.batch_retry_delay(self._settings.retry, attempt, refused,  # type: ignore[arg-type]
+                                            waited=time.monotonic() - start)
             if delay is None:
                 break
             time.sleep(delay)
@@ -137,16 +141,19 @@ class Client:
         return results  # type: ignore[return-value]
 
     def evaluate(self, problem: Union[str, Submission], source: Union[str, "os.PathLike[str]", None] = None, *,
-                 timeout: Optional[float] = None, on_job_id: Optional[Callable[[str], None]] = None,
-                 **options: object) -> Job:
+                 timeout: Optional[float] = _core.DEFAULT_EVALUATE_TIMEOUT,
+                 on_job_id: Optional[Callable[[str], None]] = None, **options: object) -> Job:
         """Submits and waits in one call; returns the finished job.
 
         The server sends the job id before it waits: on_job_id(id) is called with it at once. When
-        `timeout` passes first, DeadlineExceeded is raised with .job_id set; the job keeps running
-        (wait(job_id) follows it; evaluating again with the same idempotency_key returns it)."""
+        `timeout` (default 3600 s; None: no limit) passes first, DeadlineExceeded is raised with
+        .job_id set and a message that says where the job is and, when no connected worker can
+        take it, why (.waiting_reason); the job keeps running (wait(job_id) follows it; evaluating
+        again with the same idempotency_key returns it)."""
         submission = _core.make_submission(problem, source, options)
         request = submission.to_proto(_core.idempotency_key_for(submission))
-        deadline = time.monotonic() + timeout if timeout is not None else None
+        start = time.monotonic()
+        deadline = start + timeout if timeout is not None else None
         job_id: Optional[str] = None
         attempt = 0
         while True:
@@ -161,7 +168,9 @@ class Client:
                 return _core.the_one_job(list(call))
             except grpc.RpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
-                delay = self._settings.retry.delay(attempt, error)
+                if isinstance(error, errors.DeadlineExceeded):
+                    raise self._unfinished(job_id, timeout) from None
+                delay = self._settings.retry.delay(attempt, error, waited=time.monotonic() - start)
                 if delay is None or (deadline is not None and time.monotonic() + delay >= deadline):
                     raise error from None
                 time.sleep(delay)
@@ -169,6 +178,16 @@ class Client:
             except BaseException:
                 call.cancel()
                 raise
+
+    def _unfinished(self, job_id: Optional[str], timeout: Optional[float]) -> errors.DeadlineExceeded:
+        """DeadlineExceeded for a job past its deadline, with where it is and why (a fresh look)."""
+        job: Optional[Job] = None
+        if job_id is not None:
+            try:
+                job = self.get_job(job_id)
+            except errors.KjudgeError:
+                job = None
+        return _core.unfinished_error(job_id, job, timeout)
 
     # ---- following jobs ----
 
@@ -193,6 +212,7 @@ class Client:
     def _watch_chunk(self, ids: List[str], deadline: Optional[float]) -> Iterator[Job]:
         open_ids = list(ids)
         attempt = 0
+        start = time.monotonic()
         while open_ids:
             stream = self._stub.WatchJobs(pb.WatchJobsRequest(job_ids=open_ids), metadata=self._settings.metadata(),
                                           timeout=_core.remaining(deadline, time.monotonic()))
@@ -206,7 +226,7 @@ class Client:
                 return
             except grpc.RpcError as e:
                 error = errors.from_rpc_error(e, job_id=open_ids[0] if len(open_ids) == 1 else None)
-                delay = self._settings.retry.delay(attempt, error)
+                delay = self._settings.retry.delay(attempt, error, waited=time.monotonic() - start)
                 if delay is None or (deadline is not None and time.monotonic() + delay >= deadline):
                     raise error from None
                 time.sleep(delay)
@@ -215,17 +235,28 @@ class Client:
                 stream.cancel()
 
     def wait(self, job_id: Union[str, int], *, timeout: Optional[float] = None) -> Job:
-        """Blocks until the job is DONE and returns it (DeadlineExceeded after `timeout` s)."""
-        return self.wait_many([job_id], timeout=timeout)[str(job_id)]
+        """Blocks until the job is DONE and returns it. After `timeout` s, DeadlineExceeded that
+        says where the job is and, when no connected worker can take it, why (.waiting_reason)."""
+        job_id = str(job_id)
+        result = self.wait_many([job_id], timeout=timeout)
+        if job_id in result:
+            return result[job_id]
+        raise _core.unfinished_error(job_id, result.unfinished.get(job_id), timeout)
 
-    def wait_many(self, job_ids: Sequence[Union[str, int]], *, timeout: Optional[float] = None) -> Dict[str, Job]:
-        """Blocks until all jobs are DONE; returns them by id, in the order given."""
+    def wait_many(self, job_ids: Sequence[Union[str, int]], *, timeout: Optional[float] = None) -> WaitResult:
+        """Blocks until all jobs are DONE, or until `timeout` s; returns the finished ones by id,
+        in the order given (a WaitResult: a dict). At the deadline nothing is thrown away: what
+        finished is returned, and .unfinished maps each other id to its job as last seen (its
+        state, queue position and waiting_reason); .complete says whether all finished."""
         ids = _core.check_job_ids([str(i) for i in job_ids])
-        final: Dict[str, Job] = {}
-        for job in self.watch_many(ids, timeout=timeout):
-            if job.done:
-                final[job.id] = job
-        return {i: final[i] for i in ids}
+        last: Dict[str, Job] = {}
+        try:
+            for job in self.watch_many(ids, timeout=timeout):
+                last[job.id] = job
+        except errors.DeadlineExceeded:
+            if timeout is None:
+                raise
+        return _core.wait_result(ids, last)
 
     # ---- listing, cancelling, stats ----
 

@@ -113,9 +113,12 @@ class Unreachable(KjudgeError):
 
 
 class DeadlineExceeded(KjudgeError):
-    """DEADLINE_EXCEEDED: the call's timeout passed. A job keeps running: follow .job_id."""
+    """DEADLINE_EXCEEDED: the call's timeout passed. A job keeps running: follow .job_id.
+    .waiting_reason: when the job was still queued because no connected worker can take it,
+    the server's words for why (Job.waiting_reason), else ""."""
 
     exit_code = 4
+    waiting_reason: str = ""
 
 
 class ServerError(KjudgeError):

@@ -99,6 +99,9 @@ class Job:
     idempotency_key: str
     speedups: Tuple[Speedup, ...]
     proto: pb.Job = field(repr=False, compare=False)
+    # While QUEUED: why no connected worker can take it (e.g. "no connected worker can judge this
+    # job: 1 compile-only worker; submit with --compile-only or start a GPU worker"); "" when one can.
+    waiting_reason: str = ""
 
     @classmethod
     def from_proto(cls, job: pb.Job) -> "Job":
@@ -119,6 +122,7 @@ class Job:
             idempotency_key=job.idempotency_key,
             speedups=tuple(Speedup(s.shape, s.baseline, s.speedup) for s in job.result.speedups),
             proto=job,
+            waiting_reason=job.waiting_reason[:400] if job.state == pb.QUEUED else "",
         )
 
     @property
@@ -293,3 +297,20 @@ class Stats:
             verdicts=dict(s.verdicts),
             proto=s,
         )
+
+
+class WaitResult(Dict[str, "Job"]):
+    """wait_many's answer: the jobs that finished, by id, in the order given (a dict). At a
+    deadline it holds what finished by then, and says which did not: .unfinished maps each other
+    id to its job as last seen (None if never seen), .complete is True when nothing is left."""
+
+    def __init__(self, finished: Dict[str, "Job"], unfinished: Dict[str, Optional["Job"]]) -> None:
+        super().__init__(finished)
+        self.unfinished: Dict[str, Optional[Job]] = unfinished
+
+    @property
+    def complete(self) -> bool:
+        return not self.unfinished
+
+    def __repr__(self) -> str:
+        return f"WaitResult(finished={len(self)}, unfinished={list(self.unfinished)})"

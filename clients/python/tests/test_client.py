@@ -325,7 +325,10 @@ def test_evaluate_and_watch_ride_out_a_server_restart_without_a_second_job(relu_
 def test_retry_policy_backs_off_honours_retry_after_and_never_resends_what_it_must_not():
     policy = kjudge.RetryPolicy(attempts=4, initial_backoff=0.1, max_backoff=1.0, multiplier=2.0)
     refused = kjudge.RefusedForNow("rate limit", retry_after=2.5)
-    assert policy.delay(0, refused) == 2.5, "never sooner than the server's retry-after-ms"
+    assert 2.5 <= policy.delay(0, refused) <= 2.5 * 1.25, "never sooner than the server's retry-after-ms"
+    # Pushback is "later", not "no": retried past `attempts`, for refused_for seconds.
+    assert policy.delay(10, refused, waited=30.0) is not None, "RESOURCE_EXHAUSTED outlasts the attempt count"
+    assert policy.delay(10, refused, waited=601.0) is None, "until refused_for (600 s) has passed"
     assert 0.2 <= policy.delay(2, kjudge.Unreachable("down")) <= 0.4, "0.1 s doubling (0.4 s), jitter x0.5..1"
     assert policy.delay(3, kjudge.Unreachable("down")) is None, "4 tries in all"
     assert policy.delay(0, kjudge.Unreachable("down"), may_resend=False) is None
