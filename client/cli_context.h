@@ -10,6 +10,7 @@
 //   4  the job is not finished yet (e.g. --wait interrupted or timed out)
 //   5  refused for now: rate limit, active-job cap or stream cap (RESOURCE_EXHAUSTED); retry later
 //   6  not allowed: missing, unknown or revoked API key, or a key of the wrong role
+//   7  needs a CUDA GPU on this machine (`kjudge reproduce`: no GPU, or no kjudge-reproduce)
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -23,7 +24,7 @@
 
 namespace kjudge::client {
 
-enum ExitCode { kOk = 0, kVerdictNotCorrect = 1, kUsage = 2, kServer = 3, kUnfinished = 4, kRefused = 5, kDenied = 6 };
+enum ExitCode { kOk = 0, kVerdictNotCorrect = 1, kUsage = 2, kServer = 3, kUnfinished = 4, kRefused = 5, kDenied = 6, kNoGpu = 7 };
 
 struct CliContext {
   std::string server;

@@ -83,6 +83,19 @@ struct MeasureBaselinesArgs {
 // measured. The exit code is the first failure's, else 0.
 int MeasureBaselines(CliContext& cli, const MeasureBaselinesArgs& args);
 
+struct ReproduceArgs {
+  std::string job_id;
+  std::string set;       // an input set's name as --list prints it; "" = the default set
+  std::string out;       // "" = reproduce-<job>-<set>
+  std::string problems;  // a local catalog folder; "" = the spec as the server serves it
+  bool list = false;     // only list the sets (with --json: as JSON)
+};
+// The input sets of a finished job (JobResult.input_keys: set, shape, regime, key), listed, or
+// one regenerated bit-exact as .npy files by kjudge-reproduce on this machine's GPU (default:
+// the first failing test's set, else the first timed sample's). Without a GPU, or without
+// kjudge-reproduce, prints the command to run on a GPU host and returns kNoGpu.
+int Reproduce(CliContext& cli, const ReproduceArgs& args);
+
 // Follows a job with WatchJob until it is done, showing progress on stderr; prints the
 // report (or JSON) and returns the exit code.
 int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s);

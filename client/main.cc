@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
                "Exit codes: 0 correct (or compiled, or baselines measured), 1 other verdict, 2 bad\n"
                "usage or input, 3 server unreachable or failed, 4 job not finished, 5 refused for now\n"
                "(rate limit, job or stream cap: retry later), 6 not allowed (API key missing, unknown,\n"
-               "revoked or of the wrong role)."};
+               "revoked or of the wrong role), 7 needs a CUDA GPU here (reproduce)."};
   app.require_subcommand(1);
   app.add_option("--server", cli.server, "kjudge-server address (env KJUDGE_SERVER)")->capture_default_str();
   app.add_option("--api-key", cli.api_key, "API key (env KJUDGE_API_KEY)");
@@ -123,6 +123,30 @@ int main(int argc, char** argv) {
   auto* import = baselines->add_subcommand("import", "store baselines measured elsewhere, one JSON object per line (problem, shape, name, gpu, median_us) (admin)");
   import->add_option("file", baselines_args.import_file, "JSON lines file")->required();
 
+  ReproduceArgs reproduce_args;
+  auto* reproduce = app.add_subcommand(
+      "reproduce",
+      "regenerate an input set of a finished job, bit-exact, as .npy files (needs a CUDA GPU).\n"
+      "Every input set the judge drew for a job (each test shape, each timed sample, the warm-up and\n"
+      "re-check sets) had its own secret key and input regime (declared, offset, large, ties, zeros,\n"
+      "positive, negative: problems/README.md); both are revealed with the verdict.\n"
+      "--list shows them; without --list one set is regenerated on this machine's GPU by\n"
+      "kjudge-reproduce (beside kjudge, or in $KJUDGE_BIN_DIR) with the judge's own kernels: one\n"
+      "<tensor>.npy per input (bf16/fp8 as raw bits) and manifest.json (shape, regime, key, sha256).\n"
+      "Default set: the first failing test shape's, else the first timed sample's. Without a GPU it\n"
+      "prints the command to run on a GPU host (exit code 7).\n\n"
+      "  kjudge reproduce JOB --list                       the sets: set, shape, regime, key\n"
+      "  kjudge reproduce JOB                              the default set into reproduce-JOB-SET/\n"
+      "  kjudge reproduce JOB --set 'bench 0 sample 3' --out s3/\n"
+      "  python3 -c \"import numpy; print(numpy.load('s3/X.npy').mean())\"");
+  reproduce->add_option("id", reproduce_args.job_id, "job id")->required();
+  reproduce->add_flag("--list", reproduce_args.list, "only list the job's input sets (set, shape, regime, key)");
+  reproduce->add_option("--set", reproduce_args.set, "the input set to regenerate, as --list names it, e.g. 'test 2'");
+  reproduce->add_option("--out", reproduce_args.out, "folder for the .npy files (default reproduce-JOB-SET)");
+  reproduce->add_option("--problems", reproduce_args.problems,
+                        "a local problem catalog folder (default: the problem's spec as the server serves it)");
+  reproduce->add_flag("--json", cli.json, "as the global --json: the list, or manifest.json, as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -139,5 +163,6 @@ int main(int argc, char** argv) {
   if (*stats) return ShowStats(cli, stats_args);
   if (*measure) return MeasureBaselines(cli, measure_args);
   if (*baselines) return Baselines(cli, baselines_args);
+  if (*reproduce) return Reproduce(cli, reproduce_args);
   return kUsage;
 }

@@ -6,7 +6,8 @@
 #
 # OUT_DIR gets:
 #   bin/       kjudge-server, kjudge-worker, kjudge-runner, kjudge-candidate, kjudge-compiler (beside the runner,
-#              which starts it per compile), kjudge, kjudge-dashboard and any test_* binaries found
+#              which starts it per compile), kjudge, kjudge-reproduce (beside kjudge, which runs it
+#              for `kjudge reproduce`), kjudge-dashboard and any test_* binaries found
 #              in BUILD_DIR/bin (copies, debug info stripped)
 #   lib/       every shared library ldd lists for those binaries, except glibc's own (libc,
 #              libm, libpthread, libdl, librt, libutil, libresolv, ld-linux, ...) and CUDA's
@@ -31,7 +32,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The worker, the server, the CLI and every binary the worker and the runner exec
 # (deploy/exec-binaries.txt, the one list demo.sh builds from).
 mapfile -t EXEC_BINARIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$ROOT/deploy/exec-binaries.txt")
-REQUIRED=(kjudge-server kjudge-worker "${EXEC_BINARIES[@]}" kjudge)
+# kjudge-reproduce: `kjudge reproduce JOB` runs it from beside kjudge (worker/judge/reproduce_main.cc).
+REQUIRED=(kjudge-server kjudge-worker "${EXEC_BINARIES[@]}" kjudge kjudge-reproduce)
 if [[ "${1:-}" == --print-required ]]; then printf '%s\n' "${REQUIRED[@]}"; exit 0; fi
 BUILD="${1:-$ROOT/build}"
 OUT="${2:-$ROOT/dist/kjudge}"
