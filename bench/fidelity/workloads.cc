@@ -101,7 +101,7 @@ class PlanJob : public Job {
       KJ_ASSIGN_OR_RETURN(runner::DeviceComparison c,
                           env_.utilities->Compare(got[t].ptr, want[t].ptr, got[t].dtype,
                                                   got[t].count, tol.atol, tol.rtol,
-                                                  env_.stream));
+                                                  got[t].poison, env_.stream));
       if (c.mismatches != 0 || c.unwritten != 0) {
         why_ = Cat("wrong output in a timed sample: ", got[t].name, " of input set ", k + 1,
                    ": ", c.unwritten, " unwritten, ", c.mismatches,
@@ -226,7 +226,7 @@ Workload CopyWorkload(size_t bytes, const BenchEnv& env) {
       KJ_RETURN_IF_ERROR(env.utilities->FillRandom(src.get(), DType::kF32,
                                                    static_cast<int64_t>(bytes / 4), BenchKey(seed, k), 0,
                                                    init, env.stream));
-      KJ_RETURN_IF_ERROR(env.utilities->Poison(dst.get(), DType::kF32,
+      KJ_RETURN_IF_ERROR(env.utilities->Poison(dst.get(), runner::FixedPoison(DType::kF32),
                                                static_cast<int64_t>(bytes / 4), env.stream));
       job->AddPair(std::move(src), std::move(dst));
     }

@@ -91,6 +91,7 @@ absl::StatusOr<TensorSet> TensorSet::AllocateRoles(const ProblemSpec& spec, cons
     Entry e;
     e.spec = &t;
     e.index = static_cast<uint32_t>(i);
+    e.poison = FixedPoison(t.dtype);
     KJ_ASSIGN_OR_RETURN(e.count, Count(spec, t, shape));
     KJ_RETURN_IF_ERROR(TrailingDims(spec, t, shape, e.rows, e.cols));
     const size_t bytes = static_cast<size_t>(e.count) * DTypeSize(t.dtype);
@@ -119,7 +120,7 @@ std::vector<TensorSet::OutputView> TensorSet::Outputs() const {
   std::vector<OutputView> views;
   for (const Entry& e : entries_) {
     if (e.spec->role == TensorRole::kOut) {
-      views.push_back({e.spec->name, e.spec->dtype, e.count, e.buffer.get()});
+      views.push_back({e.spec->name, e.spec->dtype, e.count, e.buffer.get(), e.poison});
     }
   }
   return views;
@@ -170,7 +171,8 @@ absl::Status TensorSet::GenerateInputs(DeviceUtilities& utils, const InputSecret
 absl::Status TensorSet::PoisonOutputs(DeviceUtilities& utils, cudaStream_t stream) {
   for (Entry& e : entries_) {
     if (e.spec->role != TensorRole::kOut) continue;
-    KJ_RETURN_IF_ERROR(utils.Poison(e.buffer.get(), e.spec->dtype, e.count, stream));
+    KJ_ASSIGN_OR_RETURN(e.poison, DrawPoison(e.spec->dtype));  // a fresh secret per set
+    KJ_RETURN_IF_ERROR(utils.Poison(e.buffer.get(), e.poison, e.count, stream));
   }
   return SyncStatus(cudaStreamSynchronize(stream), "output poisoning");
 }
@@ -201,6 +203,7 @@ absl::StatusOr<std::vector<HostTensor>> TensorSet::CopyOutputs(cudaStream_t stre
     h.name = e.spec->name;
     h.dtype = e.spec->dtype;
     h.count = e.count;
+    h.poison = e.poison;
     h.bytes.resize(static_cast<size_t>(e.count) * DTypeSize(e.spec->dtype));
     KJ_RETURN_IF_ERROR(SyncStatus(cudaMemcpyAsync(h.bytes.data(), e.buffer.get(), h.bytes.size(),
                                                   cudaMemcpyDeviceToHost, stream),

@@ -4,9 +4,13 @@
 //
 // Contract: tensor t (its position in ProblemSpec::tensors) of a TensorSet generated with key
 // k in regime r (an InputSecret) always holds the same values, so a reference and a
-// candidate see identical inputs in different allocations. Outputs are poisoned
-// (host_values.h pattern). CopyOut() returns the raw bytes;
-// Scrub() zeroes every buffer and waits. Buffers are freed on destruction.
+// candidate see identical inputs in different allocations. PoisonOutputs() fills each output
+// with a pattern drawn afresh for it from the OS CSPRNG (host_values.h: a NaN with a secret
+// payload, a secret negative integer); until the first PoisonOutputs an output's pattern is
+// FixedPoison(). Outputs() and
+// CopyOutputs() carry each output's current pattern, so the device and the host comparison
+// count exactly the elements still holding it as unwritten. CopyOutputs() returns the raw
+// bytes; Scrub() zeroes every buffer and waits. Buffers are freed on destruction.
 // Every buffer (inputs and outputs, AllocateOutputs' too) has guard bands of the job's pattern
 // right before its first and right after its last byte (guard_bands.h); Guards() lists them
 // for DeviceUtilities::CheckGuards. BytesNeeded() / OutputBytes() include the guards.
@@ -23,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "common/problem_spec.h"
 #include "worker/gpu/device_buffer.h"
+#include "worker/judge/host_values.h"
 #include "worker/judge/device_utilities.h"
 #include "worker/judge/regime_deck.h"
 #include "worker/gpu/guard_bands.h"
@@ -34,6 +39,7 @@ struct HostTensor {
   DType dtype = DType::kF32;
   int64_t count = 0;
   std::vector<std::byte> bytes;
+  PoisonPattern poison;  // the output's pattern when it was copied (unwritten elements hold it)
 };
 
 class TensorSet {
@@ -77,6 +83,7 @@ class TensorSet {
     DType dtype;
     int64_t count;
     void* ptr;
+    PoisonPattern poison;  // the output's current poison pattern
   };
   std::vector<OutputView> Outputs() const;
   // Every buffer with its name and whether the candidate may only read it (inputs).
@@ -104,6 +111,7 @@ class TensorSet {
     int64_t rows = 1;
     int64_t cols = 1;
     DeviceBuffer buffer;
+    PoisonPattern poison;  // outputs: the pattern of the last PoisonOutputs (FixedPoison before)
   };
   static absl::StatusOr<TensorSet> AllocateRoles(const ProblemSpec& spec, const Shape& shape,
                                                  std::optional<TensorRole> only,

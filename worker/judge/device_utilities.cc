@@ -116,7 +116,6 @@ __device__ __forceinline__ double kj_rint(double x) { return rint(x); }
 __device__ __forceinline__ float kj_abs(float x) { return fabsf(x); }
 __device__ __forceinline__ double kj_abs(double x) { return fabs(x); }
 
-
 // Two values from the uniforms u1 in (0, 1] and u2 in [0, 1) (`step` = their resolution):
 // normal (dist 0): a + b * sqrt(-2 ln u1) * (cos, sin)(2 pi u2); uniform: a + (b - a) *
 // (u1 - step, u2).
@@ -364,16 +363,18 @@ __device__ void kj_publish(unsigned long long (&u)[KJ_STATS], double (&d)[2],
   atomicAdd(&sums[1], d[1]);
 }
 
+// `poison`: the output tensor's secret element pattern (host_values.h) in its low sizeof(T)
+// bytes; an element whose bytes equal it is unwritten.
 template <typename T>
 __device__ __forceinline__ void kj_compare_one(T ov, T rv, unsigned long long i, double atol,
-                                               double rtol, unsigned char poison,
+                                               double rtol, unsigned long long poison,
                                                unsigned long long (&u)[KJ_STATS],
                                                double (&d)[2]) {
   const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&ov);
-  bool poisoned = true;
+  unsigned long long bits = 0ull;
 #pragma unroll
-  for (int b = 0; b < (int)sizeof(T); ++b) poisoned = poisoned && bytes[b] == poison;
-  if (poisoned) { ++u[1]; u[3] = min(u[3], i); return; }
+  for (int b = 0; b < (int)sizeof(T); ++b) bits |= (unsigned long long)bytes[b] << (8 * b);
+  if (bits == poison) { ++u[1]; u[3] = min(u[3], i); return; }
   const double a = kj_to_double<T>(ov);
   const double e = kj_to_double<T>(rv);
   if (!isfinite(a) || !isfinite(e)) {
@@ -397,7 +398,7 @@ __device__ __forceinline__ void kj_compare_one(T ov, T rv, unsigned long long i,
 // buffers are), so enough bytes are in flight to run near memory bandwidth; a scalar tail.
 template <typename T>
 __device__ void kj_compare(const T* out, const T* ref, long long n, double atol, double rtol,
-                           unsigned char poison, unsigned long long* stats, double* sums) {
+                           unsigned long long poison, unsigned long long* stats, double* sums) {
   // Identities: 0 for sums and maxima (key 0 is below every double's key), ~0 for minima.
   unsigned long long u[KJ_STATS] = {0, 0, 0, ~0ull, 0, ~0ull, 0, ~0ull, 0, 0, 0};
   double d[2] = {0.0, 0.0};
@@ -431,7 +432,7 @@ __device__ void kj_compare(const T* out, const T* ref, long long n, double atol,
 #define KJ_COMPARE(suffix, T)                                                                 \
   extern "C" __global__ void kj_compare_##suffix(const T* out, const T* ref, long long n,     \
                                                  double atol, double rtol,                    \
-                                                 unsigned char poison,                        \
+                                                 unsigned long long poison,                   \
                                                  unsigned long long* stats, double* sums) {   \
     kj_compare<T>(out, ref, n, atol, rtol, poison, stats, sums);                              \
   }
@@ -445,6 +446,18 @@ KJ_COMPARE(i8, signed char)
 KJ_COMPARE(u8, unsigned char)
 KJ_COMPARE(fp8_e4m3, __nv_fp8_e4m3)
 KJ_COMPARE(fp8_e5m2, __nv_fp8_e5m2)
+
+// Output poisoning: every element of `out` (n elements of 2, 4 or 8 bytes) set to `pattern`,
+// the tensor's secret poison (host_values.h); 1-byte dtypes use a memset.
+#define KJ_POISON(suffix, T)                                                                  \
+  extern "C" __global__ void kj_poison_##suffix(T* out, long long n, T pattern) {            \
+    const long long stride = (long long)gridDim.x * blockDim.x;                              \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) \
+      out[i] = pattern;                                                                       \
+  }
+KJ_POISON(u16, unsigned short)
+KJ_POISON(u32, unsigned int)
+KJ_POISON(u64, unsigned long long)
 
 // Input transforms (InitSpec::Transform), run in place right after kj_fill on the same stream.
 // Each is a deterministic function of the drawn values: softmax reduces with a fixed tree over
@@ -634,7 +647,8 @@ std::string DeviceUtilities::Source() {
 }
 
 std::vector<std::string> DeviceUtilities::KernelNames() {
-  std::vector<std::string> names = {"kj_guard_check", "kj_bytes_differ"};
+  std::vector<std::string> names = {"kj_guard_check", "kj_bytes_differ", "kj_poison_u16",
+                                     "kj_poison_u32", "kj_poison_u64"};
   for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64,
                   DType::kU8, DType::kI8, DType::kFP8E4M3, DType::kFP8E5M2}) {
     names.push_back(FillKernelName(d));
@@ -730,9 +744,31 @@ absl::Status DeviceUtilities::ApplyTransform(void* ptr, DType dtype, int64_t cou
   return CudaStatus(cudaGetLastError(), "input transform launch");
 }
 
-absl::Status DeviceUtilities::Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream) {
-  const size_t bytes = static_cast<size_t>(count) * DTypeSize(dtype);
-  return CudaStatus(cudaMemsetAsync(ptr, PoisonByte(dtype), bytes, stream), "poison memset");
+absl::Status DeviceUtilities::Poison(void* ptr, const PoisonPattern& poison, int64_t count,
+                                     cudaStream_t stream) {
+  const size_t size = DTypeSize(poison.dtype);
+  if (size == 1) {
+    return CudaStatus(cudaMemsetAsync(ptr, static_cast<int>(poison.bits & 0xFFU),
+                                      static_cast<size_t>(count), stream),
+                      "poison memset");
+  }
+  const char* kernel_name = size == 2   ? "kj_poison_u16"
+                            : size == 4 ? "kj_poison_u32"
+                                        : "kj_poison_u64";
+  KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(kernel_name));
+  if (count == 0) return absl::OkStatus();
+  // The pattern as the kernel's T parameter: its low `size` bytes (little-endian).
+  unsigned char pattern[8] = {};
+  std::memcpy(pattern, &poison.bits, sizeof(pattern));
+  void* out = ptr;
+  long long n = count;
+  void* args[] = {&out, &n, pattern};
+  constexpr unsigned int kThreads = 256;
+  KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
+                                                 dim3(BlocksFor(count, kThreads)), dim3(kThreads),
+                                                 args, 0, stream),
+                                "poison launch"));
+  return CudaStatus(cudaGetLastError(), "poison launch");
 }
 
 absl::StatusOr<uint64_t> DeviceUtilities::DifferingBytes(const void* a, const void* b,
@@ -799,7 +835,8 @@ absl::StatusOr<std::vector<GuardDamage>> DeviceUtilities::CheckGuards(
 
 absl::StatusOr<DeviceComparison> DeviceUtilities::Compare(const void* out, const void* ref,
                                                           DType dtype, int64_t count, double atol,
-                                                          double rtol, cudaStream_t stream) {
+                                                          double rtol, const PoisonPattern& poison,
+                                                          cudaStream_t stream) {
   KJ_ASSIGN_OR_RETURN(cudaKernel_t kernel, module_.Kernel(CompareKernelName(dtype)));
   CompareSlots slots = InitialCompareSlots();
   void* stats_ptr = slot_.get();
@@ -810,8 +847,8 @@ absl::StatusOr<DeviceComparison> DeviceUtilities::Compare(const void* out, const
   const void* o = out;
   const void* r = ref;
   long long n = count;
-  unsigned char poison = PoisonByte(dtype);
-  void* args[] = {&o, &r, &n, &atol, &rtol, &poison, &stats_ptr, &sums_ptr};
+  unsigned long long pattern = poison.bits;  // the tensor's secret pattern (host_values.h)
+  void* args[] = {&o, &r, &n, &atol, &rtol, &pattern, &stats_ptr, &sums_ptr};
   constexpr unsigned int kThreads = 256;
   KJ_RETURN_IF_ERROR(CudaStatus(cudaLaunchKernel(KernelFunc(kernel),
                                                  dim3(BlocksFor(count, kThreads)), dim3(kThreads),

@@ -32,10 +32,13 @@
 // reduction tree per row, so the same on every run), tril / triu (zeros written), symmetric
 // ((a_rc + a_cr) / 2 in double, written to both), sign (x >= 0 ? 1 : -1). Results rounded to
 // the dtype as above.
-// Poison(): cudaMemsetAsync with PoisonByte(dtype) (see host_values.h).
+// Poison(): fills `count` elements with the tensor's poison pattern (host_values.h: a secret
+// drawn per output tensor and input set; a kernel per element size, a memset for 1-byte
+// dtypes). Asynchronous on `stream`.
 // Compare(): elementwise comparison of an output with a reference output of the same dtype,
 // on the device (for bench shapes, too big to copy out): the same element rule as
-// common/output_comparison.h (poisoned = unwritten; NaN/Inf never pass;
+// common/output_comparison.h (an element whose bytes equal the output's `poison` pattern is
+// unwritten; NaN/Inf never pass;
 // |out - ref| <= atol + rtol * |ref|), reduced to counts and sums, plus the summary statistics
 // of the degenerate-output rule (DegenerateStats: min/max/max|.| of out and ref, ref's sum of
 // squares) over the elements written and finite in both, so the caller applies
@@ -60,6 +63,7 @@
 #include "common/output_comparison.h"
 #include "common/problem_spec.h"
 #include "worker/judge/cubin_cache.h"
+#include "worker/judge/host_values.h"
 #include "worker/gpu/cuda_module.h"
 #include "worker/gpu/device_buffer.h"
 #include "worker/gpu/guard_bands.h"
@@ -106,10 +110,10 @@ class DeviceUtilities {
   // Shape::input_scale of the shape whose inputs are being generated. 1 unless an
   // InputScaleScope is alive; set it only through one, so it cannot leak into other shapes.
   double input_scale() const { return input_scale_; }
-  absl::Status Poison(void* ptr, DType dtype, int64_t count, cudaStream_t stream);
+  absl::Status Poison(void* ptr, const PoisonPattern& poison, int64_t count, cudaStream_t stream);
   absl::StatusOr<DeviceComparison> Compare(const void* out, const void* ref, DType dtype,
                                            int64_t count, double atol, double rtol,
-                                           cudaStream_t stream);
+                                           const PoisonPattern& poison, cudaStream_t stream);
   // How many of the `bytes` bytes at a and b differ (0: identical); waits for the answer.
   absl::StatusOr<uint64_t> DifferingBytes(const void* a, const void* b, size_t bytes,
                                           cudaStream_t stream);

@@ -176,7 +176,8 @@ absl::StatusOr<std::optional<v1::TestOutcome>> VerdictProtocol::CompareOnDevice(
   for (size_t t = 0; t < got.size(); ++t) {
     KJ_ASSIGN_OR_RETURN(DeviceComparison c,
                         env_.utilities->Compare(got[t].ptr, want[t].ptr, got[t].dtype,
-                                                got[t].count, tol.atol, tol.rtol, env_.stream));
+                                                got[t].count, tol.atol, tol.rtol, got[t].poison,
+                                                env_.stream));
     const double rel_l2 = c.ref_sq > 0.0 ? std::sqrt(c.diff_sq / c.ref_sq)
                                          : std::sqrt(c.diff_sq / static_cast<double>(got[t].count));
     const bool l2_ok = c.ref_sq > 0.0 ? rel_l2 <= tol.rel_l2 : rel_l2 <= tol.atol;

@@ -94,9 +94,13 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
   for (size_t t = 0; t < outputs.size(); ++t) {
     const HostTensor& h = outputs[t];
     comparator.AddTensor(h.name, DecodeToDouble(h.dtype, h.bytes, h.count),
-                         reference_outputs_[i][t], PoisonMask(h.dtype, h.bytes, h.count));
+                         reference_outputs_[i][t], PoisonMask(h.poison, h.bytes, h.count));
   }
   v1::TestOutcome outcome = ToTestOutcome(shape.Label(), comparator.Result());
+  if (!outcome.passed() && input.regime != InputRegime::kDeclared) {
+    outcome.set_detail(Cat(outcome.detail(), " (inputs in regime '", RegimeName(input.regime),
+                           "')"));
+  }
   if (!modified.empty()) {
     outcome.set_passed(false);
     outcome.set_detail(Cat("the kernel wrote its input(s) ", modified, ".",

@@ -341,6 +341,7 @@ TEST(GpuUtilities, CompareStatisticsMatchTheHost) {
   ASSERT_TRUE(env.utilities->FillRandom(out.get(), DType::kF32, n, KeyOf(11), 0, normal, s).ok());
   ASSERT_TRUE(env.utilities->FillRandom(ref.get(), DType::kF32, n, KeyOf(12), 0, normal, s).ok());
   // 1000 unwritten (poisoned) elements from 5000: left out of the statistics.
+  const PoisonPattern poison = FixedPoison(DType::kF32);
   ASSERT_EQ(cudaMemset(static_cast<float*>(out.get()) + 5000, 0xFF, 1000 * 4), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> host_out(n);
@@ -356,7 +357,7 @@ TEST(GpuUtilities, CompareStatisticsMatchTheHost) {
   }
   const DegenerateStats want = SummarizeForDegenerate(a, e);
   absl::StatusOr<DeviceComparison> c =
-      env.utilities->Compare(out.get(), ref.get(), DType::kF32, n, 1e-3, 1e-3, s);
+      env.utilities->Compare(out.get(), ref.get(), DType::kF32, n, 1e-3, 1e-3, poison, s);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->unwritten, 1000);
   EXPECT_EQ(c->nonfinite, 0);
@@ -373,12 +374,52 @@ TEST(GpuUtilities, CompareStatisticsMatchTheHost) {
 
   // A constant output against the varying reference: the device statistics say so.
   ASSERT_EQ(cudaMemset(out.get(), 0, n * 4), cudaSuccess);
-  c = env.utilities->Compare(out.get(), ref.get(), DType::kF32, n, 1e-3, 1e-3, s);
+  c = env.utilities->Compare(out.get(), ref.get(), DType::kF32, n, 1e-3, 1e-3, poison, s);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->spread.count, n);
   EXPECT_EQ(c->spread.out_min, 0.0);
   EXPECT_EQ(c->spread.out_max, 0.0);
   EXPECT_EQ(ClassifyDegenerate(c->spread, {1e-3, 1e-3, 1e-3}), DegenerateRule::kNearZero);
+}
+
+// Keyed poison (issue 26): Poison() fills every element with the drawn pattern, for each
+// element size, and Compare() counts exactly the elements that still hold it as unwritten:
+// the same bytes are unwritten under their own pattern and written (NaN: non-finite, or an
+// integer mismatch) under another one.
+TEST(GpuUtilities, PoisonIsTheDrawnPatternAndOnlyItCountsAsUnwritten) {
+  SKIP_WITHOUT_GPU();
+  Env& env = Env::Get();
+  cudaStream_t s = env.stream->get();
+  const int64_t n = 3000;
+  for (DType d : {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI32, DType::kI64,
+                  DType::kU8, DType::kFP8E5M2}) {
+    const size_t size = DTypeSize(d);
+    auto out = *DeviceBuffer::Allocate(n * size, "out");
+    auto ref = *DeviceBuffer::Allocate(n * size, "ref");
+    ASSERT_EQ(cudaMemset(ref.get(), 0, n * size), cudaSuccess);
+    absl::StatusOr<PoisonPattern> mine = DrawPoison(d);
+    ASSERT_TRUE(mine.ok()) << mine.status();
+    PoisonPattern other = *mine;
+    while (other == *mine && d != DType::kU8) other = *DrawPoison(d);
+    ASSERT_TRUE(env.utilities->Poison(out.get(), *mine, n, s).ok());
+    // 1000 elements "written" (zero, equal to the reference).
+    ASSERT_EQ(cudaMemsetAsync(out.get(), 0, 1000 * size, s), cudaSuccess);
+    std::vector<std::byte> host(n * size);
+    ASSERT_EQ(cudaMemcpyAsync(host.data(), out.get(), host.size(), cudaMemcpyDeviceToHost, s),
+              cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    const std::vector<bool> mask = PoisonMask(*mine, host, n);
+    EXPECT_EQ(std::count(mask.begin(), mask.end(), true), n - 1000) << DTypeName(d);
+    absl::StatusOr<DeviceComparison> c =
+        env.utilities->Compare(out.get(), ref.get(), d, n, 1e-3, 1e-3, *mine, s);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->unwritten, n - 1000) << DTypeName(d);
+    if (d == DType::kU8) continue;  // 1-byte integers have one fixed pattern
+    c = env.utilities->Compare(out.get(), ref.get(), d, n, 1e-3, 1e-3, other, s);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->unwritten, 0) << DTypeName(d);
+    EXPECT_EQ(c->mismatches, n - 1000) << DTypeName(d);
+  }
 }
 
 // The ReLU problem with a tolerance so loose that a constant or ~0 output passes elementwise
