@@ -17,8 +17,8 @@ Contract (problems/README.md "[cost]" is the rule; this is the conservative reco
     var, norm, argmax, ...) of a matmul's result (level2/14: the sum of a GEMM is a GEMV of
     column sums), a slice of it smaller than the result, a chain of matmuls without a softmax
     between (reassociation: x W1 W2 = x (W1 W2)), structure ops anywhere (tril, triu, diag,
-    masked_fill, where, gather, ...: triangular or diagonal operands, causal masks, which skip
-    whole blocks), broadcast-expanded operands (repeated rows or batches), convolutions
+    masked_fill, where, gather, comparisons, ...: triangular or diagonal operands, causal or
+    dropout masks, which skip whole blocks or elements), broadcast-expanded operands (repeated rows or batches), convolutions
     (Winograd and FFT do several times fewer multiplications: no bound is claimed), more than
     two matmuls; and (the caller's part) inputs whose init transform is in
     STRUCTURED_TRANSFORMS.
@@ -46,7 +46,12 @@ STRUCTURE = {"tril", "triu", "diag", "diag_embed", "diagonal", "masked_fill", "w
              "_index_put_impl", "roll", "flip", "repeat", "repeat_interleave", "tile", "zeros",
              "zeros_like", "ones", "ones_like", "full", "full_like", "fill", "zero",
              "convolution", "_convolution", "convolution_overrideable", "mkldnn_convolution",
-             "cudnn_convolution", "embedding", "one_hot", "sparse_coo_tensor", "to_sparse"}
+             "cudnn_convolution", "embedding", "one_hot", "sparse_coo_tensor", "to_sparse",
+             # data-dependent masks (level2/66's dropout as an input: GEMM * (u >= p) zeroes a
+             # fifth of the result, which a kernel need not compute)
+             "ge", "gt", "le", "lt", "eq", "ne", "logical_and", "logical_or", "logical_not",
+             "logical_xor", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor",
+             "bernoulli", "dropout", "native_dropout", "isnan", "isinf", "isfinite"}
 # Input init transforms (problems/README.md) that make a GEMM cheaper than 2MNK: triangular
 # operands (half the products are of zeros), +-1 operands (additions only). The importer
 # declares no min_flops for a problem with such an input ("symmetric" stays dense).

@@ -273,6 +273,7 @@ GEMM_CASES = {  # forward body over x [8, 16], w [16, 12], v [12, 12] -> GEMM fl
     "torch.tril(x[:, :8]) @ w[:8]": None,       # triangular operand
     "(x @ w).masked_fill(w[:8, :12] > 0, 0.0)": None,  # masks skip blocks
     "x.expand(3, 8, 16) @ w": None,             # a broadcast copy of the operand
+    "torch.softmax((x @ w) * (v[:8] >= 0.2).float(), 1)": None,  # level2/66's dropout mask
 }
 
 
