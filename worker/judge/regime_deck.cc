@@ -5,6 +5,11 @@
 
 namespace kjudge::runner {
 
+std::string RegimeNote(InputRegime regime) {
+  if (regime == InputRegime::kDeclared) return "";
+  return std::string(", inputs in regime '") + std::string(RegimeName(regime)) + "'";
+}
+
 absl::StatusOr<uint32_t> SecretUniform(uint32_t n) {
   if (n == 0) return absl::InternalError("SecretUniform: an empty range (n = 0)");
   // Accept a 32-bit word below the largest multiple of n: then word % n is exactly uniform.

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct InputSecret {
   InputRegime regime = InputRegime::kDeclared;
   bool operator==(const InputSecret&) const = default;
 };
+
+// For failure details, revealed with the verdict: "" for kDeclared, else
+// ", inputs in regime 'large'".
+std::string RegimeNote(InputRegime regime);
 
 // A secret uniform integer in [0, n) (n >= 1), from the OS CSPRNG.
 absl::StatusOr<uint32_t> SecretUniform(uint32_t n);

@@ -64,8 +64,9 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
                                  "in the re-check after timing (previous outputs left in place)"));
   KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> stale,
                       CompareOnDevice(shape, set.tensors, set.expected,
-                                      "after timing, on new inputs at the same addresses with "
-                                      "the previous outputs left in place"));
+                                      Cat("after timing, on new inputs at the same addresses with "
+                                          "the previous outputs left in place",
+                                          RegimeNote(set.input.regime))));
   if (stale.has_value()) return FailTiming(shape, *std::move(stale));
   // The same inputs again with poisoned outputs: every element must be written on every run.
   KJ_RETURN_IF_ERROR(set.tensors.PoisonOutputs(*env_.utilities, env_.stream));
@@ -74,7 +75,8 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
                                  "in the re-check after timing (poisoned outputs)"));
   KJ_ASSIGN_OR_RETURN(std::optional<v1::TestOutcome> poisoned,
                       CompareOnDevice(shape, set.tensors, set.expected,
-                                      "after timing, on new inputs with poisoned outputs"));
+                                      Cat("after timing, on new inputs with poisoned outputs",
+                                          RegimeNote(set.input.regime))));
   if (poisoned.has_value()) return FailTiming(shape, *std::move(poisoned));
   return absl::OkStatus();
 }

@@ -220,7 +220,8 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
   hooks.after = [&](size_t k, int64_t sample) -> absl::StatusOr<bool> {
     KJ_ASSIGN_OR_RETURN(failure, CompareOnDevice(shape, sets[k].tensors, sets[k].expected,
                                                  Cat("timed sample ", sample + 1, " (input set ",
-                                                     k + 1, " of ", sets.size(), ")")));
+                                                     k + 1, " of ", sets.size(),
+                                                     RegimeNote(sets[k].input.regime), ")")));
     return !failure.has_value();
   };
   CandidateSamples samples(*process_, ids);

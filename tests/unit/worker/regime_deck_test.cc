@@ -98,5 +98,10 @@ TEST(RegimeDeckTest, SecretUniformStaysInRange) {
   EXPECT_FALSE(SecretUniform(0).ok());
 }
 
+TEST(RegimeDeckTest, RegimeNoteNamesOnlyBentSets) {
+  EXPECT_EQ(RegimeNote(InputRegime::kDeclared), "");
+  EXPECT_EQ(RegimeNote(InputRegime::kLarge), ", inputs in regime 'large'");
+}
+
 }  // namespace
 }  // namespace kjudge::runner
