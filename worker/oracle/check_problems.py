@@ -144,29 +144,48 @@ BENCH_MAX_FLOPS = 4e9          # the spec's [cost] flops and the forward's matmu
                                # (~0.5 CPU s a run: 6 regimes x the importer's 250 problems)
 
 
-def _run_both(spec, source, filename, shape, device: str, regime: str, seed: int = 7):
-    """(oracle outputs in the spec's precision, float32 PyTorch's outputs) at a test shape, on
-    inputs drawn in input regime `regime`."""
+def _problem_at(spec, source, filename, shape, device: str) -> ModuleProblem:
+    """reference.py built at `shape` (its [module].globals) on `device`."""
     sizes = sizes_of(shape)
-    module = spec["module"]
-    overrides = {g: sizes[g] for g in module.get("globals", [])}
-    mp = ModuleProblem(source, filename, overrides, device=torch.device(device))
-    forward, state = _inputs(spec, sizes, float(shape.get("input_scale", 1.0)), device, seed,
-                             regime)
-    ref = mp.run(forward, state, TORCH_DTYPES[module.get("precision", "f64")])
-    return ref, mp.run(forward, state, torch.float32)
+    overrides = {g: sizes[g] for g in spec["module"].get("globals", [])}
+    return ModuleProblem(source, filename, overrides, device=torch.device(device))
 
 
-def regime_at_shape(spec, source, filename, shape, device: str, regime: str) -> Tuple[float, str]:
-    """One test shape of the admission rule (problems/README.md "Input regimes"): the distance
-    of float32 PyTorch from the oracle in units of the tolerance (inf: something was not
-    finite), and "" or why the regime is not admitted there."""
-    ref, got = _run_both(spec, source, filename, shape, device, regime)
-    for name, r in zip(spec["module"]["outputs"], ref):
-        if r.is_floating_point() and not bool(torch.isfinite(r).all()):
-            return math.inf, f"the float64 reference's {name} is not finite at {_label(shape)}"
-    worst, failed = compare_outputs(spec, got, ref)
-    return worst, f"{_label(shape)}: {failed}" if failed else ""
+def regimes_at_shape(spec, source, filename, shape, device: str,
+                     verdicts: Dict[str, Dict[str, Any]]) -> None:
+    """One test shape of the admission rule (problems/README.md "Input regimes") for every regime
+    in `verdicts` not yet refused: raises its "worst" (distance of float32 PyTorch from the oracle
+    in units of the tolerance; inf: not finite) and sets "reason" where it is refused here. The
+    module is built once and cast once (float64 runs of every regime first, then float32), so
+    constants it keeps never pass through float32 before an oracle run."""
+    live = [r for r, v in verdicts.items() if not v["reason"]]
+    if not live:
+        return
+    mp = _problem_at(spec, source, filename, shape, device)
+    sizes, scale = sizes_of(shape), float(shape.get("input_scale", 1.0))
+    precision = TORCH_DTYPES[spec["module"].get("precision", "f64")]
+    runs = {}
+    for regime in live:
+        try:
+            forward, state = _inputs(spec, sizes, scale, device, 7, regime)
+            runs[regime] = (forward, state, mp.run(forward, state, precision))
+        except (ModuleProblemError, RuntimeError, ValueError) as exc:
+            verdicts[regime]["reason"] = f"{_label(shape)}: {type(exc).__name__}: {str(exc)[:200]}"
+    for regime, (forward, state, ref) in runs.items():
+        verdict = verdicts[regime]
+        bad = [n for n, r in zip(spec["module"]["outputs"], ref)
+               if r.is_floating_point() and not bool(torch.isfinite(r).all())]
+        if bad:
+            verdict["worst"] = math.inf
+            verdict["reason"] = f"the float64 reference's {bad[0]} is not finite at {_label(shape)}"
+            continue
+        try:
+            worst, failed = compare_outputs(spec, mp.run(forward, state, torch.float32), ref)
+        except (ModuleProblemError, RuntimeError, ValueError) as exc:
+            worst, failed = math.inf, f"float32 run failed: {type(exc).__name__}: {str(exc)[:200]}"
+        verdict["worst"] = max(verdict["worst"], worst)
+        if failed:
+            verdict["reason"] = f"{_label(shape)}: {failed}"
 
 
 def bench_fits_cpu(spec, source: str, filename: str) -> Tuple[bool, str]:
@@ -227,19 +246,27 @@ def meta_flops(spec, source: str, filename: str, sizes: Dict[str, int]) -> float
         return math.inf
 
 
-def regime_at_bench(spec, source, filename, regime: str) -> str:
-    """"" when float32 PyTorch's outputs are finite at the bench shape in `regime` (CPU),
-    else why not."""
+def regimes_at_bench(spec, source, filename, verdicts: Dict[str, Dict[str, Any]]) -> None:
+    """The bench-shape part of the rule for every regime in `verdicts` not yet refused: float32
+    PyTorch's outputs must be finite there (CPU; the module is built once)."""
+    live = [r for r, v in verdicts.items() if not v["reason"]]
+    if not live:
+        return
     shape = spec["bench_shapes"][0]
-    sizes = sizes_of(shape)
-    module = spec["module"]
-    overrides = {g: sizes[g] for g in module.get("globals", [])}
-    mp = ModuleProblem(source, filename, overrides, device=torch.device("cpu"))
-    forward, state = _inputs(spec, sizes, 1.0, "cpu", 7, regime)
-    for name, out in zip(module["outputs"], mp.run(forward, state, torch.float32)):
-        if out.is_floating_point() and not bool(torch.isfinite(out).all()):
-            return f"float32 PyTorch's {name} is not finite at the bench shape {_label(shape)}"
-    return ""
+    mp = _problem_at(spec, source, filename, shape, "cpu")
+    for regime in live:
+        try:
+            forward, state = _inputs(spec, sizes_of(shape), 1.0, "cpu", 7, regime)
+            outs = mp.run(forward, state, torch.float32)
+        except (ModuleProblemError, RuntimeError, ValueError) as exc:
+            verdicts[regime]["reason"] = (f"at the bench shape: {type(exc).__name__}: "
+                                          f"{str(exc)[:200]}")
+            continue
+        for name, out in zip(spec["module"]["outputs"], outs):
+            if out.is_floating_point() and not bool(torch.isfinite(out).all()):
+                verdicts[regime]["reason"] = (f"float32 PyTorch's {name} is not finite at the "
+                                              f"bench shape {_label(shape)}")
+                break
 
 
 def admit_regimes(spec, source, filename, device: str = "cpu",
@@ -257,24 +284,21 @@ def admit_regimes(spec, source, filename, device: str = "cpu",
                 for r in REGIMES}
     fits, why_not = (bench_fits_cpu(spec, source, filename) if bench else
                      (False, "bench check not asked for"))
-    result: Dict[str, Dict[str, Any]] = {}
-    for regime in REGIMES:
-        worst, reason = 0.0, ""
-        try:
-            for shape in spec["test_shapes"]:
-                w, reason = regime_at_shape(spec, source, filename, shape, device, regime)
-                worst = max(worst, w)
-                if reason:
-                    break
-            if not reason and fits:
-                reason = regime_at_bench(spec, source, filename, regime)
-        except (ModuleProblemError, RuntimeError, ValueError) as exc:
-            reason = f"{type(exc).__name__}: {str(exc)[:200]}"
-        admitted = not reason
-        if admitted and not fits:
-            reason = f"bench-shape finiteness not checked: {why_not}"
-        result[regime] = {"admitted": admitted, "worst": worst, "reason": reason}
-    return result
+    verdicts: Dict[str, Dict[str, Any]] = {r: {"admitted": False, "worst": 0.0, "reason": ""}
+                                           for r in REGIMES}
+    try:
+        for shape in spec["test_shapes"]:
+            regimes_at_shape(spec, source, filename, shape, device, verdicts)
+        if fits:
+            regimes_at_bench(spec, source, filename, verdicts)
+    except ModuleProblemError as exc:  # the module does not build: nothing is admitted
+        for v in verdicts.values():
+            v["reason"] = v["reason"] or str(exc)[:300]
+    for v in verdicts.values():
+        v["admitted"] = not v["reason"]
+        if v["admitted"] and not fits:
+            v["reason"] = f"bench-shape finiteness not checked: {why_not}"
+    return verdicts
 
 
 def admitted_list(regimes: Dict[str, Dict[str, Any]]) -> List[str]:
