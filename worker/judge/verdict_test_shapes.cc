@@ -101,10 +101,6 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
     outcome.set_detail(Cat(outcome.detail(), " (inputs in regime '", RegimeName(input.regime),
                            "')"));
   }
-  if (!outcome.passed() && input.regime != InputRegime::kDeclared) {
-    outcome.set_detail(Cat(outcome.detail(), " (inputs in regime '", RegimeName(input.regime),
-                           "')"));
-  }
   if (!modified.empty()) {
     outcome.set_passed(false);
     outcome.set_detail(Cat("the kernel wrote its input(s) ", modified, ".",
