@@ -246,8 +246,29 @@ absl::Status GenerateSet(TensorSet& tensors, DeviceUtilities& utilities, const R
 
 // Generates the set on the GPU exactly as the judge does (TensorSet::GenerateInputs under the
 // shape's input scale) and writes the files; the manifest.
+// Creates --out and checks it has room for the .npy files (a bench set can be gigabytes).
+absl::Status PrepareOut(const ReproduceArgs& args, const Request& request) {
+  std::error_code ec;
+  fs::create_directories(args.out, ec);
+  if (ec) return absl::InternalError(absl::StrCat("cannot create --out ", args.out, ": ", ec.message()));
+  uint64_t needed = 1U << 20U;  // headers and manifest
+  for (const TensorSpec& tensor : request.spec.tensors) {
+    if (tensor.role != TensorRole::kIn) continue;
+    KJ_ASSIGN_OR_RETURN(int64_t count, request.spec.ElementCount(tensor, request.shape));
+    needed += static_cast<uint64_t>(count) * DTypeSize(tensor.dtype);
+  }
+  const fs::space_info space = fs::space(args.out, ec);
+  if (!ec && space.available < needed) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the input files need ", needed >> 20U, " MiB but ", args.out, " has ",
+        space.available >> 20U, " MiB free; pick another --out"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<nlohmann::json> Generate(const ReproduceArgs& args, const Request& request,
                                         const GpuContext& gpu) {
+  KJ_RETURN_IF_ERROR(PrepareOut(args, request));
   const CubinCache cache(args.cache_dir);
   KJ_ASSIGN_OR_RETURN(DeviceUtilities utilities, DeviceUtilities::Create(gpu.info.arch(), cache));
   KJ_ASSIGN_OR_RETURN(Stream stream, Stream::Create());
@@ -259,9 +280,6 @@ absl::StatusOr<nlohmann::json> Generate(const ReproduceArgs& args, const Request
     KJ_RETURN_IF_ERROR(GenerateSet(tensors, utilities, request, stream.get()));
   }
   const fs::path out(args.out);
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) return absl::InternalError(absl::StrCat("cannot create --out ", args.out, ": ", ec.message()));
   nlohmann::json files = nlohmann::json::array();
   for (const TensorSpec& tensor : request.spec.tensors) {
     if (tensor.role != TensorRole::kIn) continue;
