@@ -11,7 +11,8 @@ Contract:
     source to submit, or None when the answer holds no kernel. The extraction happens here, in
     the client: the server judges exactly the bytes it is sent (a fenced answer sent as it is
     compiles as Markdown: COMPILE_ERROR), so what was submitted is what a job shows.
-  * score_completions(client, problems, completions) submits every extracted kernel in batches,
+  * score_completions(client, problems, completions) (ascore_completions: the same for a
+    kjudge.AsyncClient) submits every extracted kernel in batches,
     waits until a deadline, and returns one RewardResult per completion, in order: never an
     exception for a completion (no code, refused, unfinished are rewards too), never a lost job.
     Jobs still unfinished at the deadline are cancelled (cancel_unfinished=True) so the next
@@ -184,6 +185,62 @@ def reward_for_job(job: Job, shaping: RewardShaping = DEFAULT_SHAPING) -> Reward
 # ---------------------------------------------------------------------------- scoring
 
 
+class _Batch:
+    """One score_completions call's bookkeeping, shared by the blocking and asyncio versions:
+    extraction and submissions in, one RewardResult per completion out."""
+
+    def __init__(self, problems: Union[str, Sequence[str]], completions: Sequence[Any],
+                 shaping: RewardShaping, tags: Optional[Mapping[str, str]], compile_only: bool,
+                 idempotency_keys: Optional[Sequence[Optional[str]]], deadline: float,
+                 cancel_unfinished: bool) -> None:
+        names = [problems] * len(completions) if isinstance(problems, str) else list(problems)
+        if len(names) != len(completions):
+            raise ValueError(f"score_completions: {len(names)} problems for {len(completions)} completions; "
+                             "pass one problem name, or one per completion")
+        keys = list(idempotency_keys) if idempotency_keys is not None else [None] * len(completions)
+        if len(keys) != len(completions):
+            raise ValueError(f"score_completions: {len(keys)} idempotency keys for {len(completions)} completions")
+        self.shaping, self.deadline, self.cancel_unfinished = shaping, deadline, cancel_unfinished
+        self.end = time.monotonic() + deadline
+        self.results: List[Optional[RewardResult]] = [None] * len(completions)
+        self.submissions: List[Submission] = []
+        self._slots: List[int] = []
+        self._waiting: Dict[str, int] = {}
+        for i, completion in enumerate(completions):
+            code = extract_code(completion_text(completion))
+            if code is None:
+                self.results[i] = RewardResult(shaping.no_code, "no_code", error="no CUDA code found in the answer")
+                continue
+            self.submissions.append(Submission(problem=names[i], source=code, compile_only=compile_only,
+                                               tags=dict(tags or {}), idempotency_key=keys[i]))
+            self._slots.append(i)
+
+    def submitted(self, items: Sequence[Any]) -> List[str]:
+        """Takes submit_batch's items; returns the ids of the jobs to wait for."""
+        for slot, item in zip(self._slots, items):
+            if item.job is not None:
+                self._waiting[item.job.id] = slot
+                if item.job.done:  # REJECTED at once
+                    self.results[slot] = reward_for_job(item.job, self.shaping)
+            else:
+                self.results[slot] = _refused(item.error, self.shaping)
+        return [j for j, slot in self._waiting.items() if self.results[slot] is None]
+
+    def remaining(self) -> float:
+        return max(0.1, self.end - time.monotonic())
+
+    def finished(self, job: Job) -> None:
+        self.results[self._waiting[job.id]] = reward_for_job(job, self.shaping)
+
+    def unfinished(self, job_id: str, job: Optional[Job]) -> None:
+        self.results[self._waiting[job_id]] = RewardResult(
+            self.shaping.unfinished, "unfinished", None, None, job_id,
+            f"no verdict within the {self.deadline:g} s deadline" + ("; cancelled" if self.cancel_unfinished else ""), job)
+
+    def done(self) -> List[RewardResult]:
+        return [r for r in self.results if r is not None]
+
+
 def score_completions(
     client: Client,
     problems: Union[str, Sequence[str]],
@@ -204,52 +261,67 @@ def score_completions(
     then get shaping.unfinished and are cancelled when cancel_unfinished. tags: added to every
     job of the batch (e.g. {"run": "r7", "step": "12"}: kjudge stats / the dashboard filter by
     them). idempotency_keys: per completion (None: fresh); with keys, a retried step judges
-    nothing twice. compile_only: ask for compile-only jobs (no GPU needed)."""
-    names = [problems] * len(completions) if isinstance(problems, str) else list(problems)
-    if len(names) != len(completions):
-        raise ValueError(f"score_completions: {len(names)} problems for {len(completions)} completions; "
-                         "pass one problem name, or one per completion")
-    keys = list(idempotency_keys) if idempotency_keys is not None else [None] * len(completions)
-    if len(keys) != len(completions):
-        raise ValueError(f"score_completions: {len(keys)} idempotency keys for {len(completions)} completions")
-    end = time.monotonic() + deadline
-    results: List[Optional[RewardResult]] = [None] * len(completions)
-    submissions: List[Submission] = []
-    slots: List[int] = []
-    for i, completion in enumerate(completions):
-        code = extract_code(completion_text(completion))
-        if code is None:
-            results[i] = RewardResult(shaping.no_code, "no_code", error="no CUDA code found in the answer")
-            continue
-        submissions.append(Submission(problem=names[i], source=code, compile_only=compile_only,
-                                      tags=dict(tags or {}), idempotency_key=keys[i]))
-        slots.append(i)
-    waiting: Dict[str, int] = {}
-    if submissions:
-        for slot, item in zip(slots, client.submit_batch(submissions)):
-            if item.job is not None:
-                waiting[item.job.id] = slot
-                if item.job.done:
-                    results[slot] = reward_for_job(item.job, shaping)
-            else:
-                results[slot] = _refused(item.error, shaping)
-    open_ids = [j for j, slot in waiting.items() if results[slot] is None]
-    finished = _wait_until(client, open_ids, end)
+    nothing twice. compile_only: ask for compile-only jobs (no GPU needed).
+    ascore_completions is the same for a kjudge.AsyncClient."""
+    batch = _Batch(problems, completions, shaping, tags, compile_only, idempotency_keys, deadline, cancel_unfinished)
+    open_ids = batch.submitted(client.submit_batch(batch.submissions)) if batch.submissions else []
+    final: Dict[str, Job] = {}
+    if open_ids:
+        try:
+            for job in client.watch_many(open_ids, timeout=batch.remaining()):
+                if job.done:
+                    final[job.id] = job
+        except errors.DeadlineExceeded:
+            pass
     for job_id in open_ids:
-        job = finished.get(job_id)
-        slot = waiting[job_id]
-        if job is not None and job.done:
-            results[slot] = reward_for_job(job, shaping)
+        if job_id in final:
+            batch.finished(final[job_id])
             continue
+        cancelled: Optional[Job] = None
         if cancel_unfinished:
             try:
-                job = client.cancel(job_id)
+                cancelled = client.cancel(job_id)
             except errors.KjudgeError:
                 pass  # finished meanwhile (FailedPrecondition) or unreachable: still unfinished here
-        results[slot] = RewardResult(shaping.unfinished, "unfinished", None, None, job_id,
-                                     f"no verdict within the {deadline:g} s deadline"
-                                     + ("; cancelled" if cancel_unfinished else ""), job)
-    return [r for r in results if r is not None]
+        batch.unfinished(job_id, cancelled)
+    return batch.done()
+
+
+async def ascore_completions(
+    client: Any,
+    problems: Union[str, Sequence[str]],
+    completions: Sequence[Any],
+    *,
+    shaping: RewardShaping = DEFAULT_SHAPING,
+    deadline: float = 600.0,
+    tags: Optional[Mapping[str, str]] = None,
+    compile_only: bool = False,
+    idempotency_keys: Optional[Sequence[Optional[str]]] = None,
+    cancel_unfinished: bool = True,
+) -> List[RewardResult]:
+    """score_completions for a kjudge.AsyncClient (await it); the same arguments and results."""
+    batch = _Batch(problems, completions, shaping, tags, compile_only, idempotency_keys, deadline, cancel_unfinished)
+    open_ids = batch.submitted(await client.submit_batch(batch.submissions)) if batch.submissions else []
+    final: Dict[str, Job] = {}
+    if open_ids:
+        try:
+            async for job in client.watch_many(open_ids, timeout=batch.remaining()):
+                if job.done:
+                    final[job.id] = job
+        except errors.DeadlineExceeded:
+            pass
+    for job_id in open_ids:
+        if job_id in final:
+            batch.finished(final[job_id])
+            continue
+        cancelled: Optional[Job] = None
+        if cancel_unfinished:
+            try:
+                cancelled = await client.cancel(job_id)
+            except errors.KjudgeError:
+                pass
+        batch.unfinished(job_id, cancelled)
+    return batch.done()
 
 
 def _refused(error: Optional[errors.KjudgeError], shaping: RewardShaping) -> RewardResult:
@@ -257,20 +329,6 @@ def _refused(error: Optional[errors.KjudgeError], shaping: RewardShaping) -> Rew
     if isinstance(error, errors.InvalidArgument) and error.field == "source":
         return RewardResult(shaping.no_code, "refused", error=message)
     return RewardResult(shaping.unfinished, "refused", error=message)
-
-
-def _wait_until(client: Client, job_ids: List[str], end: float) -> Dict[str, Job]:
-    """The final job of every id that finished before `end` (monotonic); the others left out."""
-    final: Dict[str, Job] = {}
-    if not job_ids:
-        return final
-    try:
-        for job in client.watch_many(job_ids, timeout=max(0.1, end - time.monotonic())):
-            if job.done:
-                final[job.id] = job
-    except errors.DeadlineExceeded:
-        pass
-    return final
 
 
 # ---------------------------------------------------------------------------- frameworks
@@ -364,6 +422,6 @@ def openrlhf_reward_func(
 
 __all__ = [
     "extract_code", "completion_text", "RewardShaping", "DEFAULT_SHAPING", "RewardResult",
-    "reward_for_job", "score_completions", "trl_reward_function", "verl_compute_score",
+    "reward_for_job", "score_completions", "ascore_completions", "trl_reward_function", "verl_compute_score",
     "openrlhf_reward_func",
 ]

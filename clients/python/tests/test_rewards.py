@@ -165,3 +165,30 @@ def test_each_frameworks_example_runs(cluster, example):
                          env=env, capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr
     assert "0.1" in run.stdout, run.stdout
+
+
+def test_the_asyncio_version_gives_the_same_rewards(cluster, relu_source, broken_source):
+    import asyncio
+
+    async def run():
+        async with kjudge.AsyncClient(cluster.address, api_key=cluster.keys["submitter"]) as akj:
+            return await rewards.ascore_completions(
+                akj, RELU, [f"```cuda\n{relu_source}```", broken_source, ""], compile_only=True,
+                deadline=120, tags={"run": uuid.uuid4().hex[:12]})
+
+    results = asyncio.run(run())
+    assert [r.verdict for r in results] == [kjudge.Verdict.COMPILED, kjudge.Verdict.COMPILE_ERROR, None]
+    s = DEFAULT_SHAPING
+    assert [r.reward for r in results] == [s.compiled, s.compile_error, s.no_code]
+
+
+def test_the_asyncio_version_cancels_at_its_deadline(idle, relu_source):
+    import asyncio
+
+    async def run():
+        async with kjudge.AsyncClient(idle.address) as akj:
+            return await rewards.ascore_completions(akj, RELU, [relu_source], compile_only=True, deadline=1.0)
+
+    result = asyncio.run(run())[0]
+    assert result.outcome == "unfinished" and result.job is not None
+    assert result.job.verdict == kjudge.Verdict.CANCELLED
