@@ -178,10 +178,8 @@ bool IsRawBits(DType dtype) {
 // The NPY 1.0 header: magic, version, length, then the dict padded with spaces to a multiple
 // of 64 bytes (newline last).
 std::string NpyHeader(DType dtype, const std::vector<int64_t>& dims) {
-  std::string shape = "(";
-  for (const int64_t d : dims) absl::StrAppend(&shape, d, ",");
-  if (dims.size() > 1) shape.pop_back();
-  shape += ")";
+  // As numpy writes it: "()", "(5,)", "(3, 37)".
+  std::string shape = absl::StrCat("(", absl::StrJoin(dims, ", "), dims.size() == 1 ? ",)" : ")");
   std::string dict = absl::StrCat("{'descr': '", NpyTypeOf(dtype).descr,
                                   "', 'fortran_order': False, 'shape': ", shape, ", }");
   const size_t unpadded = 10 + dict.size() + 1;
