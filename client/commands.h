@@ -20,6 +20,10 @@ struct ProblemArgs {
 };
 int ShowProblem(CliContext& cli, const ProblemArgs& args);
 
+// `--wait` gives up after this long by default (issue 27 pt4: a job no connected worker can take
+// would otherwise be waited on forever); exit code 4, the job keeps its place. --timeout 0: none.
+inline constexpr double kDefaultWaitTimeoutS = 3600;
+
 struct SubmitArgs {
   std::string file;
   std::string problem;
@@ -27,7 +31,7 @@ struct SubmitArgs {
   bool wait = false;
   bool compile_only = false;
   std::vector<std::string> tags;  // key=value
-  double timeout_s = 0;           // with --wait; 0 = no limit
+  double timeout_s = kDefaultWaitTimeoutS;  // with --wait; 0 = no limit
   std::string idempotency_key;    // a retry with the same key returns the same job
   bool is_public = false;         // leaderboards may show it
 };
@@ -50,7 +54,7 @@ int CancelJob(CliContext& cli, const std::string& id);
 struct JobArgs {
   std::string id;
   bool wait = false;
-  double timeout_s = 0;
+  double timeout_s = kDefaultWaitTimeoutS;  // with --wait; 0 = no limit
 };
 int ShowJob(CliContext& cli, const JobArgs& args);
 

@@ -77,8 +77,9 @@ int WaitForJob(CliContext& cli, const std::string& job_id, double timeout_s) {
   if (live) std::cerr << "\r\033[K" << std::flush;
   if (last.state() == v1::DONE) return PrintFinished(cli, last);
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    std::cerr << "kjudge: job " << job_id << " is not finished after " << timeout_s
-              << " s; it keeps running: `kjudge job " << job_id << " --wait`\n";
+    std::cerr << "kjudge: job " << job_id << " is not finished after " << timeout_s << " s"
+              << (said.empty() ? "" : ": " + said) << "; it keeps its place: `kjudge job " << job_id
+              << " --wait` (--timeout 0 waits without limit), `kjudge cancel " << job_id << "` ends it\n";
     return kUnfinished;
   }
   return cli.Fail(status, "waiting for job " + job_id);

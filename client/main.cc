@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   submit->add_flag("--wait,-w", submit_args.wait, "follow the job and print its verdict");
   submit->add_flag("--compile-only", submit_args.compile_only, "only compile (no GPU needed)");
   submit->add_option("--tag", submit_args.tags, "key=value label for metrics (repeatable)");
-  submit->add_option("--timeout", submit_args.timeout_s, "with --wait: give up waiting after this many seconds");
+  submit->add_option("--timeout", submit_args.timeout_s, "with --wait: give up waiting after this many seconds (0: never)")
+      ->capture_default_str();
   submit->add_option("--idempotency-key", submit_args.idempotency_key,
                      "a retry with the same key returns the same job instead of a second one");
   submit->add_flag("--public", submit_args.is_public, "let leaderboards show this job");
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
   auto* job = app.add_subcommand("job", "show a job (its verdict once done)");
   job->add_option("id", job_args.id, "job id")->required();
   job->add_flag("--wait,-w", job_args.wait, "follow the job until it is done");
-  job->add_option("--timeout", job_args.timeout_s, "with --wait: give up after this many seconds");
+  job->add_option("--timeout", job_args.timeout_s, "with --wait: give up after this many seconds (0: never)")
+      ->capture_default_str();
 
   JobsArgs jobs_args;
   auto* jobs = app.add_subcommand("jobs", "list your jobs (admins: all), newest first");

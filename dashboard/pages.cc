@@ -164,6 +164,11 @@ std::string Timeline(const JobDetail& d, int64_t now_ms, bool admin) {
     absl::StrAppend(&rows, "<tr><td>now: queue position</td>", Td(FormatTime(now_ms)), TdN(SinceLast(previous_ms, now_ms)),
                     "<td colspan=\"3\" data-live=\"queue_position\">", job.queue_position(), "</td></tr>");
   }
+  // No silent waiting: why no connected worker can take it (server/worker_capacity.h).
+  if (job.state() == v1::QUEUED && !job.waiting_reason().empty()) {
+    absl::StrAppend(&rows, "<tr class=\"waiting\" id=\"waiting-reason\"><td>waiting</td><td colspan=\"",
+                    admin ? 5 : 4, "\"><strong>", Escape(job.waiting_reason().substr(0, 400)), "</strong></td></tr>");
+  }
   return absl::StrCat("<h2>Timeline</h2><table id=\"timeline\"><tr><th>event</th><th>at</th><th>after previous</th>"
                       "<th>attempt</th>", admin ? "<th>worker</th>" : "", "<th>detail</th></tr>",
                       rows, "</table>");

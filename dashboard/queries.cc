@@ -7,6 +7,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/proto_json.h"
 #include "server/kernel_metrics.h"
+#include "server/worker_capacity.h"
 
 namespace kjudge::dashboard {
 namespace {
@@ -261,9 +262,17 @@ absl::StatusOr<std::optional<JobDetail>> Queries::GetJob(int64_t id, const Viewe
   absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> samples = lane->jobs.Samples(id, viewer);
   if (!samples.ok()) return samples.status();
   detail.samples = std::move(*samples);
+  // No silent waiting (issue 27 pt4): the connected workers, as the server counts them.
+  std::optional<server::WorkerCapacity> capacity;
+  if (detail.job.state() == v1::QUEUED) {
+    server::WorkerCapacityCache workers(&lane->shared, std::chrono::milliseconds(0));
+    absl::StatusOr<server::WorkerCapacity> read = workers.Get();
+    if (!read.ok()) return read.status();
+    capacity = *read;
+  }
   std::lock_guard lock(lane->shared.mutex);
   absl::StatusOr<Statement> stmt = lane->shared.db->Prepare(
-      "SELECT s.body, j.launch_plan, j.filename, j.seed, COALESCE(k.name, j.api_key_id) FROM jobs j "
+      "SELECT s.body, j.launch_plan, j.filename, j.seed, COALESCE(k.name, j.api_key_id), j.needs_torch FROM jobs j "
       "JOIN sources s ON s.sha256 = j.source_sha256 LEFT JOIN api_keys k ON k.id = j.api_key_id "
       "WHERE j.id = ?3 AND (?1 = 1 OR j.api_key_id = ?2)");
   if (!stmt.ok()) return stmt.status();
@@ -277,6 +286,9 @@ absl::StatusOr<std::optional<JobDetail>> Queries::GetJob(int64_t id, const Viewe
     detail.filename = stmt->ColumnText(2);
     detail.seed = stmt->ColumnInt(3);
     detail.owner = stmt->ColumnText(4);
+    if (capacity) {
+      detail.job.set_waiting_reason(server::WaitingReason(detail.job, stmt->ColumnInt(5) != 0, *capacity));
+    }
   }
   return std::optional<JobDetail>(std::move(detail));
 }

@@ -9,13 +9,14 @@ import asyncio
 import os
 import subprocess
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 
 import kjudge
-from conftest import Deployment, _binary
+from conftest import Deployment, _binary, _free_port
 
 RELU = "level1/19_ReLU"
 NO_GPU_REASON = ("no connected worker can judge this job: 1 compile-only worker; "
@@ -73,7 +74,26 @@ def test_a_gpu_job_with_only_a_compile_only_worker_says_why_within_2_s(rl, relu_
                                 timeout=30, check=False)
         assert waited.returncode == 4, waited
         assert f"kjudge: job {job.id} waits: {NO_GPU_REASON}" in waited.stderr, waited.stderr
+        # The dashboard's job page (it reads the same database).
+        page = dashboard_job_page(rl, job.id)
+        assert 'id="waiting-reason"' in page and NO_GPU_REASON in page, page[-2000:]
         kj.cancel(job.id)
+
+
+def dashboard_job_page(d: Deployment, job_id: str) -> str:
+    """Starts kjudge-dashboard on the deployment's database and returns /jobs/JOB_ID's HTML."""
+    port = _free_port()
+    d._spawn([_binary("kjudge-dashboard", "KJUDGE_DASHBOARD_BIN"), "--db", str(d.db), "--problems",
+              str(Path(__file__).resolve().parents[3] / "problems"), "--listen", f"127.0.0.1:{port}"],
+             "dashboard.log")
+    for _ in range(200):
+        if "kjudge-dashboard: http" in d.log("dashboard.log"):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the dashboard did not start:\n{d.log('dashboard.log')}")
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/jobs/{job_id}", timeout=10) as response:
+        return response.read().decode()
 
 
 def test_wait_many_returns_what_finished_at_the_deadline_and_says_what_did_not(rl, relu_source):
