@@ -175,9 +175,9 @@ std::string DefaultOut(const std::string& job_id, const std::string& set) {
 void PrintGpuHostCommands(const CliContext& cli, const v1::Job& job, const v1::InputKey& key,
                           const std::string& out, const std::vector<std::string>& low_level) {
   std::cerr << "On a GPU host with the kjudge bundle (source its env.sh; KJUDGE_API_KEY set), run:\n  "
-            << CommandLine({"kjudge", "--server", cli.server, "reproduce", job.id(), "--set",
-                            key.set(), "--out", out})
-            << "\nor, with the problem catalog there:\n  " << CommandLine(low_level) << "\n";
+            << ServerText(CommandLine({"kjudge", "--server", cli.server, "reproduce", job.id(),
+                                       "--set", key.set(), "--out", out}))
+            << "\nor, with the problem catalog there:\n  " << ServerText(CommandLine(low_level)) << "\n";
 }
 
 }  // namespace
@@ -243,7 +243,7 @@ int Reproduce(CliContext& cli, const ReproduceArgs& args) {
   argv[0] = *binary;
   argv[2] = problems;
   if (cli.json) argv.emplace_back("--json");
-  std::cerr << "reproducing " << job.problem() << " set '" << ServerText(key.set(), 200) << "' at "
+  std::cerr << "reproducing " << ServerText(job.problem(), 200) << " set '" << ServerText(key.set(), 200) << "' at "
             << ServerText(key.shape(), 200) << " (regime " << ServerText(RegimeOf(key), 40) << ")\n";
   const int code = Spawn(argv);
   if (code == 0) return kOk;
