@@ -55,7 +55,8 @@ struct CompileOutcome {
 inline constexpr const char* kNvccPrelude = "__kjudge/nvcc_prelude.h";
 
 // The options Compile() passes, in order (also part of the cubin cache key). When the first
-// extra include dir holds kNvccPrelude (kjudge's std_headers), it is pre-included.
+// extra include dir holds kNvccPrelude (kjudge's std_headers), the last option pre-includes it;
+// CompileWithNvrtc uses that option only when the source fails to compile without it.
 std::vector<std::string> NvrtcOptions(std::string_view arch,
                                       const std::vector<std::string>& extra_include_dirs = {});
 // The directory holding cuda_runtime.h etc. as found at run time.

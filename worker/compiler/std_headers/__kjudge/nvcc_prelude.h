@@ -1,5 +1,6 @@
-// kjudge std_headers internals: nvcc's implicit prelude, pre-included into EVERY compile
-// (NVRTC --pre-include, worker/gpu/nvrtc_compiler.cc NvrtcOptions).
+// kjudge std_headers internals: nvcc's implicit prelude, pre-included (NVRTC --pre-include,
+// worker/gpu/nvrtc_compiler.cc) into a compile that fails without it: a source that compiles
+// as it is pays nothing for it.
 //
 // Contract: nvcc compiles every .cu file after an implicit <cuda_runtime.h>, which pulls in the
 // host <math.h>, <stdlib.h> and with them the C math macros, the std:: math overloads and the
@@ -19,6 +20,8 @@
 // They need libcu++'s <type_traits>, which would add about 1.4 s to every compile (measured
 // with NVRTC 13.0 on 2 cores; this prelude costs about 80 ms); they come with <algorithm> /
 // <utility> as standard C++ requires, and CUDA's global min/max/fminf/fmaxf need nothing.
+// (The 80 ms are paid only by sources that need the prelude: everything else compiles first
+// without it.)
 // Only NVRTC compiles it (config.h stops any other compiler). Every header it includes is
 // guarded, so a kernel that includes <cmath> or <cfloat> itself sees each name once.
 #ifndef KJUDGE_STD_HEADERS_NVCC_PRELUDE_H
