@@ -395,7 +395,9 @@ def main():
                 expect(flops == 2 * 40 * 96 * 80, f"{stem}: flops {flops} = 2 * B * I * O")
                 expect(eval_size_expr(spec["cost"]["min_flops"], bench) == 7 * 40 * 96 * 80 // 4,
                        f"{stem}: min_flops 7/8 of 2 * B * I * O: {spec['cost']['min_flops']}")
-                expect(spec["regimes"] == list(REGIMES), f"{stem}: a Linear admits every regime")
+                expect(spec["regimes"] == [r for r in REGIMES if r != "large"],
+                       f"{stem}: a Linear admits every regime but 'large' (GEMM_OR_CONV: its "
+                       f"products outgrow atol at the bench shape): {spec['regimes']}")
                 w = spec_tensors["proj_weight"]["init"]
                 expect(w["dist"] == "uniform" and abs(w["high"] - 96 ** -0.5) < 0.01 and
                        w["low"] == -w["high"] and w["scalable"] is False,

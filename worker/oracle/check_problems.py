@@ -36,6 +36,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 import tomllib
@@ -309,6 +310,11 @@ REGIMES_COMMENT = ('# Decided by worker/oracle/check_problems.py --write-regimes
                    '(problems/README.md "Input regimes").')
 
 
+# A regime a GPU catalog run refused at the bench shape (an honest example failed there; the CPU
+# sees only the small test shapes): a comment line right above `regimes`, kept by with_regimes.
+GPU_REFUSAL = re.compile(r"^# Not '([a-z]+)', refused by the GPU")
+
+
 def with_regimes(text: str, admitted: Sequence[str]) -> str:
     """problem.toml's text with its top-level `regimes = [...]` line (and the comment above it)
     set to `admitted`: replaced where it is, else inserted after `example` or, without one,
@@ -336,9 +342,18 @@ def with_regimes(text: str, admitted: Sequence[str]) -> str:
             after_example = i
         if line.startswith("regimes ") or line.startswith("regimes="):
             old = i
-    new = [REGIMES_COMMENT + "\n", f"regimes = {json.dumps(list(admitted))}\n"]
+    # A GPU run's refusals (GPU_REFUSAL: "# Not 'large', refused by the GPU ...") sit right above
+    # the line; they are kept, and their regimes stay out whatever the CPU admits.
+    start, notes = old, []
+    while start is not None and start > 0 and GPU_REFUSAL.match(lines[start - 1]):
+        start -= 1
+        notes.insert(0, lines[start])
+    refused = {GPU_REFUSAL.match(n).group(1) for n in notes}
+    admitted = [r for r in admitted if r not in refused]
+    new = [REGIMES_COMMENT + "\n", *notes, f"regimes = {json.dumps(list(admitted))}\n"]
     if old is not None:
-        start = old - 1 if old > 0 and lines[old - 1].rstrip("\n") == REGIMES_COMMENT else old
+        if start > 0 and lines[start - 1].rstrip("\n") == REGIMES_COMMENT:
+            start -= 1
         lines[start:old + 1] = new
     elif after_bench is None:
         raise ValueError("no top-level bench_shapes to put regimes after")
