@@ -13,6 +13,7 @@
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
 #include "tests/integration/cluster.h"
+#include "tests/integration/stub_worker.h"
 #include "tests/support/binary_path.h"
 #include "tests/support/subprocess.h"
 
@@ -33,21 +34,11 @@ class Reproduce : public ::testing::Test {
   void SetUp() override {
     cluster_ = std::make_unique<Cluster>(::testing::UnitTest::GetInstance()->current_test_info()->name());
     submitter_ = cluster_->CreateKey("submitter");
-    worker_key_ = cluster_->CreateKey("worker");
+    const std::string worker_key = cluster_->CreateKey("worker");
     cluster_->StartServer({"--require-auth"});
-    auto channel = grpc::CreateChannel(cluster_->address(), grpc::InsecureChannelCredentials());
-    workers_ = v1::WorkerService::NewStub(channel);
-    clients_ = v1::ClientService::NewStub(channel);
-    grpc::ClientContext context;
-    Prepare(&context, worker_key_);
-    v1::RegisterWorkerRequest request;
-    request.set_name("fake-gpu");
-    request.mutable_gpu()->set_name("NVIDIA H100 80GB HBM3");
-    request.mutable_gpu()->set_sm_count(132);
-    request.mutable_gpu()->set_arch("sm_90a");
-    v1::RegisterWorkerResponse response;
-    ASSERT_TRUE(workers_->RegisterWorker(&context, request, &response).ok());
-    worker_ = response.worker_id();
+    clients_ = v1::ClientService::NewStub(
+        grpc::CreateChannel(cluster_->address(), grpc::InsecureChannelCredentials()));
+    worker_ = std::make_unique<StubWorker>(*cluster_, worker_key, /*compile_only=*/false);
     // kjudge-reproduce from this build, wherever the CLI binary lives.
     setenv("KJUDGE_BIN_DIR", std::filesystem::path(ReproduceBin()).parent_path().c_str(), 1);
   }
@@ -79,38 +70,28 @@ class Reproduce : public ::testing::Test {
   // reports them after the verdict.
   std::string JudgeWithKeys() {
     std::string job = Submit();
-    grpc::ClientContext lease_context;
-    Prepare(&lease_context, worker_key_);
-    v1::LeaseJobRequest lease_request;
-    lease_request.set_worker_id(worker_);
-    lease_request.set_wait_ms(5000);
-    v1::LeaseJobResponse lease;
-    EXPECT_TRUE(workers_->LeaseJob(&lease_context, lease_request, &lease).ok());
-    EXPECT_EQ(lease.spec().job_id(), job);
+    const std::optional<v1::LeaseJobResponse> lease = worker_->Lease();
+    if (!lease.has_value()) {
+      ADD_FAILURE() << "the stub worker got no lease for job " << job;
+      return job;
+    }
+    EXPECT_EQ(lease->spec().job_id(), job);
     const v1::Problem problem = Problem(kRelu);
     test_shape_ = problem.test_shapes(1);
     bench_shape_ = problem.bench_shapes(0);
-    v1::CompleteJobRequest complete;
-    complete.set_worker_id(worker_);
-    complete.set_job_id(job);
-    complete.set_lease_token(lease.lease_token());
-    v1::JobResult* result = complete.mutable_result();
-    result->set_verdict(v1::WRONG_ANSWER);
-    result->set_message("wrong answer on test shape 1");
-    v1::TestOutcome* passed = result->add_tests();
+    v1::JobResult result;
+    result.set_verdict(v1::WRONG_ANSWER);
+    result.set_message("wrong answer on test shape 1");
+    v1::TestOutcome* passed = result.add_tests();
     passed->set_shape(problem.test_shapes(0));
     passed->set_passed(true);
-    v1::TestOutcome* failed = result->add_tests();
+    v1::TestOutcome* failed = result.add_tests();
     failed->set_shape(test_shape_);
     failed->set_passed(false);
-    AddKey(result, "test 0", problem.test_shapes(0), kKeyA, "declared");
-    AddKey(result, "test 1", test_shape_, kKeyB, "ties");
-    AddKey(result, "bench 0 sample 0", bench_shape_, kKeyC, "offset");
-    grpc::ClientContext complete_context;
-    Prepare(&complete_context, worker_key_);
-    v1::CompleteJobResponse completed;
-    EXPECT_TRUE(workers_->CompleteJob(&complete_context, complete, &completed).ok());
-    EXPECT_TRUE(completed.accepted());
+    AddKey(&result, "test 0", problem.test_shapes(0), kKeyA, "declared");
+    AddKey(&result, "test 1", test_shape_, kKeyB, "ties");
+    AddKey(&result, "bench 0 sample 0", bench_shape_, kKeyC, "offset");
+    EXPECT_TRUE(worker_->Complete(*lease, result));
     return job;
   }
   static void AddKey(v1::JobResult* result, const std::string& set, const std::string& shape,
@@ -130,9 +111,9 @@ class Reproduce : public ::testing::Test {
   }
 
   std::unique_ptr<Cluster> cluster_;
-  std::unique_ptr<v1::WorkerService::Stub> workers_;
   std::unique_ptr<v1::ClientService::Stub> clients_;
-  std::string submitter_, worker_key_, worker_;
+  std::unique_ptr<StubWorker> worker_;
+  std::string submitter_;
   std::string test_shape_, bench_shape_;
 };
 

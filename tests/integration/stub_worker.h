@@ -49,13 +49,20 @@ class StubWorker {
 
   // Completes the lease with `verdict`; whether the server took the result.
   bool Complete(const v1::LeaseJobResponse& lease, v1::Verdict verdict, const std::string& message = "") {
+    v1::JobResult result;
+    result.set_verdict(verdict);
+    result.set_message(message);
+    return Complete(lease, result);
+  }
+
+  // Completes the lease with a whole result (tests, input keys...); whether the server took it.
+  bool Complete(const v1::LeaseJobResponse& lease, const v1::JobResult& result) {
     auto context = Context();
     v1::CompleteJobRequest request;
     request.set_worker_id(id_);
     request.set_job_id(lease.spec().job_id());
     request.set_lease_token(lease.lease_token());
-    request.mutable_result()->set_verdict(verdict);
-    request.mutable_result()->set_message(message);
+    *request.mutable_result() = result;
     v1::CompleteJobResponse response;
     grpc::Status status = stub_->CompleteJob(context.get(), request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
