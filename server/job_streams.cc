@@ -29,15 +29,16 @@ grpc::ServerWriteReactor<v1::Job>* JobStream::Open(ServerState* state, WatchHub*
                                                    const Viewer& viewer, std::vector<int64_t> ids) {
   auto stream = std::make_shared<JobStream>(state, hub, viewer, std::move(ids));
   stream->self_ = stream;
+  // Held from registration through the first refresh, so that a hub Wake in between waits
+  // and then finds the first write under way (lock order everywhere: stream, then hub).
+  std::lock_guard lock(stream->mutex_);
   // Registered before the first read: a change after the read wakes it, one before is read.
   if (absl::Status added = hub->Add(key_id, viewer, stream, stream->ids_); !added.ok()) {
     state->metrics->RpcRejected("stream_cap");
-    std::lock_guard lock(stream->mutex_);
     stream->FinishLocked(ToClient(added));
     return stream.get();
   }
   RoundReads reads(state->jobs);  // its own: one ranked read of the viewer's queue for all ids
-  std::lock_guard lock(stream->mutex_);
   stream->RefreshLocked(&reads, stream->ids_, false);
   return stream.get();
 }
@@ -113,6 +114,11 @@ void JobStream::RefreshLocked(RoundReads* reads, const std::vector<int64_t>& cha
 }
 
 void JobStream::SendNextLocked() {
+  // gRPC allows one write in flight per stream: a second StartWrite would overwrite current_
+  // under the first and lose a message. OnWriteDone sends what queued meanwhile. (Open's first
+  // refresh can run after a hub Wake already started a write: the CI run that lost one DONE of
+  // 640 to this.)
+  if (writing_) return;
   if (pending_.empty()) {
     if (done_ == ids_.size()) FinishLocked(grpc::Status::OK);
     return;

@@ -2,12 +2,14 @@
 // grow the server's thread count with the stream count nor refuse service to Submit, and one
 // change reaches every one of them. The stream caps answer RESOURCE_EXHAUSTED. One tenant
 // watching thousands of its queued jobs does not hold up another tenant's "job done" (issue 25).
+// A stream opened while its jobs are finishing ends only after it has sent every one as DONE.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -344,6 +346,48 @@ TEST(Streams, OneTenantWatchingThousandsOfQueuedJobsDoesNotDelayAnothersDone) {
   // Nothing of Alice's changed: her streams got their first states and nothing else.
   EXPECT_EQ(alice_messages.load(), kFairnessWatched);
   for (const auto& watch : alice_watches) EXPECT_EQ(watch->CancelAndWait().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+// CI once lost one DONE of 640: a hub Wake started the first write of a stream whose own first
+// refresh then started a second write over it. Streams are opened here over and over while a
+// worker finishes their jobs, so that wakes and first refreshes meet; a stream that ends OK
+// must have sent each of its jobs last as DONE.
+TEST(Streams, AStreamOpenedWhileItsJobsFinishSendsEveryDoneBeforeItEnds) {
+  constexpr int kRounds = 20;
+  constexpr int kJobsPerRound = 60;
+  Cluster cluster("StreamsWhileJobsFinish");
+  const std::string alice = cluster.CreateKey("submitter");
+  const std::string worker_key = cluster.CreateKey("worker");
+  cluster.StartServer({"--require-auth", "--submit-rate", "0"});
+  ApiClient api(cluster, alice);
+  std::atomic<bool> stop{false};
+  std::atomic<int> completed{0};
+  std::thread finisher([&] {
+    StubWorker worker(cluster, worker_key, /*compile_only=*/true);
+    while (!stop.load()) {
+      std::optional<v1::LeaseJobResponse> lease = worker.Lease(200);
+      if (lease.has_value() && worker.Complete(*lease, v1::COMPILED)) ++completed;
+    }
+  });
+  int short_streams = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::vector<std::string> ids = SubmitMany(api, ReluRequest(), kJobsPerRound);
+    ASSERT_EQ(static_cast<int>(ids.size()), kJobsPerRound);
+    std::vector<v1::Job> seen;
+    const grpc::Status status = api.WatchJobs(ids, &seen, 60000);
+    ASSERT_TRUE(status.ok()) << "round " << round << ": " << status.error_message();
+    std::map<std::string, v1::JobState> last;
+    for (const v1::Job& job : seen) last[job.id()] = job.state();
+    int done = 0;
+    for (const std::string& id : ids) done += last.contains(id) && last[id] == v1::DONE ? 1 : 0;
+    if (done != kJobsPerRound) ++short_streams;
+    EXPECT_EQ(done, kJobsPerRound) << "round " << round << ": the stream ended OK with " << done << " of "
+                                   << kJobsPerRound << " jobs sent as DONE (" << seen.size() << " messages)";
+  }
+  stop = true;
+  finisher.join();
+  std::printf("%d streams over %d jobs each while a worker finished them (%d completions); %d ended short\n", kRounds,
+              kJobsPerRound, completed.load(), short_streams);
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ DEFAULT_SERVER = "127.0.0.1:50051"
 # The most a SubmitBatch and a WatchJobs call take (kjudge.proto); the clients split larger lists.
 MAX_BATCH = 100
 MAX_WATCHED = 1000
+# Seconds before watching again the jobs a stream that ended OK did not send as DONE.
+SHORT_STREAM_PAUSE = 0.05
 # Replies can carry compile logs and prompts; the CLI allows the same.
 CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 << 20)]
 # evaluate() waits at most this long by default (timeout=None waits without limit): a job that

@@ -243,7 +243,10 @@ class AsyncClient:
                     if job.done and job.id in open_ids:
                         open_ids.remove(job.id)
                     yield job
-                return
+                # The server ends a stream OK once it has sent every job DONE; should one ever end
+                # short, the rest are watched again rather than reported unfinished.
+                if open_ids:
+                    await asyncio.sleep(_core.SHORT_STREAM_PAUSE)
             except grpc.aio.AioRpcError as e:
                 error = errors.from_rpc_error(e, job_id=open_ids[0] if len(open_ids) == 1 else None)
                 delay = self._settings.retry.delay(attempt, error, waited=time.monotonic() - start)
