@@ -191,3 +191,30 @@ def load_request(key, source, globals_, forward, outputs, parameters=(), name="t
 
 # Slow to build (as a level-3 model is): an identical second load must not build it again.
 SLOW_TO_BUILD = ELEMENTWISE.replace("super().__init__()", "super().__init__()\n        import time\n        time.sleep(0.6)")
+
+# Writes the backend switches it runs under into its output: cudnn.allow_tf32 + 2 * the CUDA
+# matmul's allow_tf32 (issue 28: torch_eager under PyTorch's defaults, the rest without TF32).
+FLAGS_PROBE = """
+import torch
+import torch.nn as nn
+
+batch_size = 2
+dim = 8
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        flags = float(torch.backends.cudnn.allow_tf32) + 2.0 * float(torch.backends.cuda.matmul.allow_tf32)
+        return x * 0 + flags
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+"""

@@ -13,7 +13,7 @@ import unittest
 import torch
 import torch.nn.functional as F
 
-from fixtures import (CAUSAL_MASK, CONV, ELEMENTWISE, LAMBDA_OVER_SUBMODULE, LINEAR_RELU, RAISES,
+from fixtures import (CAUSAL_MASK, CONV, ELEMENTWISE, FLAGS_PROBE, LAMBDA_OVER_SUBMODULE, LINEAR_RELU, RAISES,
                       SLOW_TO_BUILD, TWO_OUTPUTS, load_request)
 from gated_compile import gate_name
 from oracle_client import HostTensor, OracleProcess, tensors_request
@@ -304,6 +304,31 @@ class OracleTest(OracleCase):
         self.ok(self.oracle.request({"op": "bench_close"}))
         self.fail(self.oracle.request({"op": "write_outputs", "set": 0}), "no bench session")
         self.assertEqual(self.oracle.memfd_maps(), [])
+
+    def test_torch_eager_runs_under_pytorchs_defaults_and_the_rest_without_tf32(self):
+        """Issue 28: KernelBench times its reference with PyTorch's default switches (cuDNN may
+        use TF32); torch_eager is timed so, torch_eager_fp32 and the expected outputs are not."""
+        self.ok(self.oracle.request(load_request("flags|s", FLAGS_PROBE, {"batch_size": 2, "dim": 8},
+                                                 ["x"], ["y"])))
+        shipped = 1.0 * torch.backends.cudnn.allow_tf32 + 2.0 * torch.backends.cuda.matmul.allow_tf32
+
+        def bench(mode):
+            x, y = self.host("x", self.randn(2, 8)), self.empty("y", [2, 8])
+            self.ok(self.oracle.request({"op": "bench_open", "key": "flags|s", "mode": mode, "memory": "host",
+                                         "sets": [[x.spec(0), y.spec(1)]]}, [x.fd, y.fd]))
+            self.ok(self.oracle.request({"op": "write_outputs", "set": 0}))
+            self.ok(self.oracle.request({"op": "bench_close"}))
+            return float(y.read()[0, 0])
+
+        self.assertEqual(shipped, 1.0, "this torch ships cuDNN TF32 on and matmul TF32 off")
+        self.assertEqual(bench("eager"), shipped)
+        self.assertEqual(bench("eager_fp32"), 0.0)
+        x, y = self.host("x", self.randn(2, 8)), self.empty("y", [2, 8])
+        self.run_ok("flags|s", [x, y], precision="f32")
+        self.assertEqual(float(y.read()[0, 0]), 0.0, "expected outputs: no TF32, also after an eager bench")
+        self.fail(self.oracle.request({"op": "bench_open", "key": "flags|s", "mode": "eager_tf32", "memory": "host",
+                                       "sets": [[x.spec(0), y.spec(1)]]}, [x.fd, y.fd]),
+                  "'mode' must be one of eager, eager_fp32, compile")
 
     def test_an_identical_load_does_not_build_the_module_again(self):
         """The judge re-sends a load whose reply missed its patience; the second must answer at

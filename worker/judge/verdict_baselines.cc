@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/str_format.h"
+#include "common/oracle_baselines.h"
 #include "proto/hardware_key.h"
 #include "worker/gpu/runner_error.h"
 #include "worker/gpu/str_util.h"
@@ -106,7 +107,7 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
   std::vector<std::pair<std::string, std::function<absl::StatusOr<TimingResult>()>>> todo;
   for (const std::string& name : MissingOracleBaselines(shape)) {
     todo.emplace_back(name, [&, name]() -> absl::StatusOr<TimingResult> {
-      return TimeOracleBaseline(shape, tensors, name == "torch_eager" ? "eager" : "compile");
+      return TimeOracleBaseline(shape, tensors, std::string(OracleBenchMode(name)));
     });
   }
   if (!OracleProblem() && CachedBaseline(shape.Label(), "reference") == nullptr) {

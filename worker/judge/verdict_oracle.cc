@@ -13,6 +13,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/oracle_baselines.h"
 #include "common/output_comparison.h"
 #include "common/sha256.h"
 #include "worker/gpu/runner_error.h"
@@ -223,11 +224,12 @@ absl::StatusOr<TensorSet> VerdictProtocol::AllocateExpected(const Shape& shape) 
 
 std::vector<std::string> VerdictProtocol::MissingOracleBaselines(const Shape& shape) const {
   std::vector<std::string> names;
-  // Every problem with reference.py gets its torch_eager baseline (KernelBench's denominator),
-  // whichever reference computes its expected outputs.
+  // Every problem with reference.py gets its torch_eager baselines (KernelBench's denominator
+  // and the strict fp32 variant, common/oracle_baselines.h), whichever reference computes its
+  // expected outputs.
   if (!ModuleAvailable()) return names;
-  for (const char* name : {"torch_eager", "torch_compile"}) {
-    if (std::string_view(name) == "torch_compile" &&
+  for (const char* name : kOracleBaselines) {
+    if (std::string_view(name) == kTorchCompileBaseline &&
         (env_.compile_oracle == nullptr || env_.compile_oracle->gave_up() ||
          env_.compile_oracle->compile_failed(OracleKey(shape)))) {
       continue;  // --no-torch-compile, or it (or its oracle) failed here before: logged then
@@ -241,7 +243,7 @@ void VerdictProtocol::BeginCompileOracle() {
   if (env_.compile_oracle == nullptr) return;
   for (const Shape& shape : setup_.spec.bench_shapes) {
     const std::vector<std::string> missing = MissingOracleBaselines(shape);
-    if (std::find(missing.begin(), missing.end(), "torch_compile") != missing.end()) {
+    if (std::find(missing.begin(), missing.end(), kTorchCompileBaseline) != missing.end()) {
       return env_.compile_oracle->Begin();
     }
   }

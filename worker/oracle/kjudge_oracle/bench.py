@@ -7,9 +7,11 @@ record a stop event on torch's current stream, wait for it; then time a device s
 see whether work was still running after the stop event (busy_after_stop).
 
 Contract:
-  * BenchSession(entry, mode, model, state_module, mapping, sets, device): `sets` are name ->
+  * BenchSession(entry, mode, model, state_module, mapping, sets, device, flags): `sets` are name ->
     tensor dicts over `mapping`; state_module is the module whose state_dict receives each set's
-    parameters (copied in before the timed region, only when the set changes).
+    parameters (copied in before the timed region, only when the set changes). Every run of the
+    model (warm-up, sample, write_outputs) is under `flags` (dtypes.BackendFlags; None: the
+    process's), restored after it: "eager" runs PyTorch's defaults, "eager_fp32" no TF32.
   * warmup(i), sample(i) -> (elapsed_us, busy_after_stop), write_outputs(i); close() unmaps.
   * sample needs CUDA (an OracleError says so on the CPU).
 """
@@ -21,6 +23,7 @@ from typing import Dict, List, Optional, Tuple
 import torch
 
 from . import cuda_driver
+from .dtypes import BackendFlags, backend_flags
 from .errors import OracleError
 from .execute import synchronize, write_outputs
 from .memory import Mapping
@@ -47,7 +50,8 @@ class L2Flusher:
 class BenchSession:
     def __init__(self, entry: Entry, mode: str, model: torch.nn.Module,
                  state_module: torch.nn.Module, mapping: Mapping,
-                 sets: List[Dict[str, torch.Tensor]], device: torch.device) -> None:
+                 sets: List[Dict[str, torch.Tensor]], device: torch.device,
+                 flags: Optional[BackendFlags] = None) -> None:
         self.entry = entry
         self.mode = mode
         self.model = model
@@ -55,6 +59,7 @@ class BenchSession:
         self.mapping = mapping
         self.sets = sets
         self.device = device
+        self.flags = flags
         self._loaded: Optional[int] = None
 
     def _set(self, request: dict, op: str) -> Tuple[int, str]:
@@ -66,7 +71,7 @@ class BenchSession:
 
     def _forward(self, i: int) -> List[torch.Tensor]:
         tensors = self.sets[i]
-        with torch.no_grad():
+        with torch.no_grad(), backend_flags(self.flags):
             if self._loaded != i:
                 own = self.state_module.state_dict()
                 for key, spec in self.entry.parameters:
@@ -92,7 +97,7 @@ class BenchSession:
         if self.device.type != "cuda" or flusher is None:
             raise OracleError(f"{where}: timing needs CUDA (events, an L2 to flush); this session "
                               "maps host memory")
-        with torch.no_grad():
+        with torch.no_grad(), backend_flags(self.flags):
             if self._loaded != i:  # parameter copies stay out of the timed region
                 self._forward(i)
             args = [self.sets[i][n] for n in self.entry.forward]

@@ -7,8 +7,9 @@ integer type (`typestr`) and reinterpreted with Tensor.view(torch_dtype).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterator, Optional
 
 import torch
 
@@ -64,12 +65,60 @@ def is_float(dtype: torch.dtype) -> bool:
     return dtype.is_floating_point or dtype.is_complex
 
 
+@dataclass(frozen=True)
+class BackendFlags:
+    """PyTorch's global precision switches for float32 work (what TF32 may touch)."""
+    cudnn_tf32: bool        # torch.backends.cudnn.allow_tf32
+    matmul_tf32: bool       # torch.backends.cuda.matmul.allow_tf32
+    matmul_precision: str   # torch.get_float32_matmul_precision() ("highest" on old torch)
+
+
+# No TF32 anywhere: the oracle's own runs, torch_compile and the torch_eager_fp32 baseline.
+STRICT_FP32 = BackendFlags(cudnn_tf32=False, matmul_tf32=False, matmul_precision="highest")
+_pytorch_defaults: Optional[BackendFlags] = None
+
+
+def current_flags() -> BackendFlags:
+    precision = torch.get_float32_matmul_precision() if hasattr(torch, "get_float32_matmul_precision") \
+        else "highest"
+    return BackendFlags(bool(torch.backends.cudnn.allow_tf32), bool(torch.backends.cuda.matmul.allow_tf32),
+                        precision)
+
+
+def apply_flags(flags: BackendFlags) -> None:
+    torch.backends.cudnn.allow_tf32 = flags.cudnn_tf32
+    torch.backends.cuda.matmul.allow_tf32 = flags.matmul_tf32
+    if hasattr(torch, "set_float32_matmul_precision"):
+        torch.set_float32_matmul_precision(flags.matmul_precision)
+
+
+def pytorch_defaults() -> BackendFlags:
+    """The switches as this PyTorch ships them (read before full_fp32 changed them): what
+    KernelBench's evaluator and its baseline JSONs run under, so the torch_eager baseline's
+    (issue 28). With PyTorch 1.12 to 2.x: cuDNN may use TF32 (convolutions), matmul may not."""
+    return _pytorch_defaults if _pytorch_defaults is not None else current_flags()
+
+
+@contextmanager
+def backend_flags(flags: Optional[BackendFlags]) -> Iterator[None]:
+    """Runs the block under `flags` (None: as they are) and restores the previous ones."""
+    if flags is None:
+        yield
+        return
+    previous = current_flags()
+    apply_flags(flags)
+    try:
+        yield
+    finally:
+        apply_flags(previous)
+
+
 def full_fp32() -> None:
     """No TF32 anywhere: PyTorch lets cuDNN convolutions use TF32 by default, which rounds inputs
     to 10 mantissa bits. An f32 oracle run (bench_precision = "f32") then missed a correct fp32
-    convolution by 1e-3 (level1/76 and 87 on an H100), and an eager baseline computed that way
-    would not be the fp32 problem the kernels solve."""
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    if hasattr(torch, "set_float32_matmul_precision"):
-        torch.set_float32_matmul_precision("highest")
+    convolution by 1e-3 (level1/76 and 87 on an H100). The process's defaults are remembered
+    first: the torch_eager baseline runs under them (pytorch_defaults)."""
+    global _pytorch_defaults  # pylint: disable=global-statement
+    if _pytorch_defaults is None:
+        _pytorch_defaults = current_flags()
+    apply_flags(STRICT_FP32)

@@ -32,10 +32,21 @@ from . import cuda_driver, protocol
 from .bench import BenchSession, L2Flusher
 from .compile_job import CompileJob, compiling_now, float_dtype, no_compile_reason
 from .compile_pool import CompilePool, is_compile_child, is_compile_oracle, pool_size
+from .dtypes import STRICT_FP32, BackendFlags, pytorch_defaults
 from .errors import OracleError
 from .execute import PRECISIONS, by_name, check_memory, device_for, run_reference, with_mapping
 from .memory import Mapping, TensorSpec, parse_tensors
 from .problems import Entry, Problems, capacity_from_env, parse_load
+
+# bench_open's modes and the backend switches each runs under (issue 28): "eager" is the
+# torch_eager baseline exactly as KernelBench times it (PyTorch's defaults: cuDNN may use TF32),
+# "eager_fp32" the strict variant (torch_eager_fp32: no TF32 anywhere), "compile" torch_compile
+# under the process's own (full_fp32).
+BENCH_FLAGS: Dict[str, Callable[[], Optional[BackendFlags]]] = {
+    "eager": pytorch_defaults,
+    "eager_fp32": lambda: STRICT_FP32,
+    "compile": lambda: None,
+}
 
 Reply = Dict[str, Any]
 BENCH_RUNS = ("warmup", "sample", "write_outputs")
@@ -195,10 +206,10 @@ class Server:
         entry = self.problems.get(req, "bench_open")
         mode = req.get("mode")
         where = f"{entry.where}, bench_open ({mode})"
-        if mode not in ("eager", "compile"):
-            raise OracleError(f"{where}: 'mode' must be 'eager' or 'compile'")
-        if mode == "eager":
-            self._built(entry, "bench_open (eager)")
+        if mode not in BENCH_FLAGS:
+            raise OracleError(f"{where}: 'mode' must be one of {', '.join(BENCH_FLAGS)}")
+        if mode != "compile":
+            self._built(entry, f"bench_open ({mode})")
         memory = check_memory(req.get("memory"), where)
         device = device_for(memory, where)
         raw_sets = req.get("sets")
@@ -252,7 +263,8 @@ class Server:
                 if dtype is not None:
                     model = model.to(dtype)
                 state_module = model
-            self.bench = BenchSession(entry, mode, model, state_module, mapping, sets, device)
+            self.bench = BenchSession(entry, mode, model, state_module, mapping, sets, device,
+                                      BENCH_FLAGS[mode]())
             if device.type == "cuda":
                 self.flusher = L2Flusher(device)
         except BaseException:
