@@ -330,6 +330,40 @@ TEST_F(JobStoreTest, MigrationsAreIdempotentAndRefuseNewerSchemas) {
   EXPECT_NE(status.message().find("newer"), absl::string_view::npos);
 }
 
+// Issue 28: torch_eager rows measured with TF32 off (before migration 0012) are dropped so that
+// they are measured again under PyTorch's defaults; imported ones and every other baseline stay.
+TEST(SchemaMigrations, TorchEagerMeasuredBeforePytorchDefaultsIsDroppedAndImportedStays) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("kjudge-migration12-" + std::to_string(getpid()) + ".sqlite")).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  std::vector<Migration> before;
+  for (const Migration& m : BuiltinMigrations()) {
+    if (m.version < 12) before.push_back(m);
+  }
+  ASSERT_LT(before.size(), BuiltinMigrations().size()) << "migration 0012 is built in";
+  ASSERT_TRUE(ApplyMigrations(**db, before).ok());
+  const std::pair<const char*, const char*> rows_before[] = {{"torch_eager", "NVIDIA H200|x|torch 2.11"},
+                                                             {"torch_eager", "imported|NVIDIA H100"},
+                                                             {"torch_compile", "NVIDIA H200|x|torch 2.11"},
+                                                             {"cublas", "NVIDIA H200|x|torch 2.11"}};
+  for (const auto& [name, key] : rows_before) {
+    absl::StatusOr<Statement> insert = (*db)->Prepare("INSERT INTO baselines VALUES ('p', 's', ?1, ?2, 1.0, '{}', 1)");
+    ASSERT_TRUE(insert.ok()) << insert.status();
+    ASSERT_TRUE(insert->Bind(1, std::string_view(name)).Bind(2, std::string_view(key)).Run().ok()) << name;
+  }
+  ASSERT_TRUE(ApplyMigrations(**db, BuiltinMigrations()).ok());
+  absl::StatusOr<Statement> rows = (*db)->Prepare("SELECT name || ' ' || hardware_key FROM baselines ORDER BY 1");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  std::vector<std::string> left;
+  while (*rows->Step()) left.push_back(rows->ColumnText(0));
+  EXPECT_EQ(left, (std::vector<std::string>{"cublas NVIDIA H200|x|torch 2.11", "torch_compile NVIDIA H200|x|torch 2.11",
+                                            "torch_eager imported|NVIDIA H100"}));
+  db->reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
 TEST_F(JobStoreTest, EveryLeaseGetsAFreshUnguessableToken) {
   const int64_t id = Enqueue();
   std::optional<LeasedJob> first = Lease("w1");
