@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,13 +17,26 @@
 namespace kjudge::testing {
 namespace {
 
+// The child gets a process group of its own (so that ~Subprocess kills what it started too)
+// and, when spawned from the test's main thread, dies with the test: a test killed by ctest's
+// timeout or by hand leaves no server, worker, runner or compiler behind (a worker's own children
+// die with it: worker/process/child_process.h die_with_parent). Not from another thread: the
+// death signal follows the spawning *thread*, and a test that starts a worker from a short-lived
+// thread (transport_limits_test's late worker) must keep it.
 pid_t Spawn(const std::vector<std::string>& argv, int out_fd, int err_fd) {
   std::vector<std::string> storage = argv;
   std::vector<char*> args;
   for (std::string& arg : storage) args.push_back(arg.data());
   args.push_back(nullptr);
+  const pid_t parent = getpid();
+  const bool main_thread = gettid() == parent;
   const pid_t pid = fork();
   if (pid == 0) {
+    setpgid(0, 0);
+    if (main_thread) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);  // the test died before the line above
+    }
     dup2(out_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
     int devnull = open("/dev/null", O_RDONLY);
@@ -30,6 +44,7 @@ pid_t Spawn(const std::vector<std::string>& argv, int out_fd, int err_fd) {
     execv(args[0], args.data());
     _exit(127);
   }
+  if (pid > 0) setpgid(pid, pid);  // also here, so a group kill works before the child ran
   return pid;
 }
 
@@ -90,8 +105,11 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
 
 Subprocess::~Subprocess() {
   if (!reaped_) {
+    kill(-pid_, SIGKILL);  // its group: what it started in it too
     kill(pid_, SIGKILL);
     Wait(std::chrono::seconds(10));
+  } else {
+    kill(-pid_, SIGKILL);  // children it left in its group
   }
 }
 

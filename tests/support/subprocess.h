@@ -3,6 +3,9 @@
 // Contract: Start runs a program in the background with stdout+stderr appended to a log file;
 // Signal/Wait stop it. Run runs a program to completion with a timeout (killed past it) and
 // returns its exit code and output. Both use fork/exec directly: no shell, no quoting issues.
+// Every child leads a process group of its own; ~Subprocess kills that group (the program and
+// what it started there). A child spawned from the test's main thread dies with the test
+// (PR_SET_PDEATHSIG), so a test killed by a timeout leaves nothing running.
 #pragma once
 
 #include <sys/types.h>
