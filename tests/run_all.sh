@@ -2,8 +2,8 @@
 # The whole test suite, as CI runs it (no GPU needed; GPU tests skip with a message):
 #   1. build with -Werror and run every test (unit + end-to-end over loopback);
 #   2. build the server, worker, CLI and their tests with ASan + UBSan and run them again;
-#   3. libFuzzer (clang, ASan + UBSan) on the launch-plan, expression and problem-spec parsers,
-#      60 s each;
+#   3. libFuzzer (clang, ASan + UBSan) on the launch-plan, expression and problem-spec parsers and
+#      on untrusted messages (a client's SubmitRequest, a worker's JobResult), 40 s each;
 #   4. clang-tidy over kjudge's own sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ cmake --build build-asan -j"$jobs"
   ctest --output-on-failure -j"$jobs" --timeout 900)
 
 echo "== fuzzing (bounded) =="
-bash tests/fuzz/run_fuzzers.sh 60
+bash tests/fuzz/run_fuzzers.sh 40
 
 echo "== clang-tidy =="
 bash tests/clang_tidy.sh build-ci
