@@ -384,7 +384,8 @@ class OracleTest(OracleCase):
         while reply["state"] == "compiling" and time.monotonic() < deadline:
             time.sleep(0.5)
             reply = self.ok(self.oracle.request({"op": "compile", "key": "ew|c"}))
-        self.assertIn(reply["state"], ("ready", "failed"))
+        # An elementwise module every torch.compile handles: "failed" here is a defect, not an outcome.
+        self.assertEqual(reply["state"], "ready", reply["error"])
 
 
 class GatedCompileTest(OracleCase):
