@@ -64,6 +64,9 @@ struct StatsArgs {
   bool kernelbench = false;  // --kernelbench: the same as --baseline torch_eager
   std::string problem_prefix;
   bool public_only = false;  // every tenant's public jobs (a leaderboard) instead of your own
+  // The run's problem set (GetStatsRequest.problem_set): problems with no judged job are failures.
+  std::vector<std::string> problem_set;
+  bool prefix_is_problem_set = false;  // --count-unsubmitted: every catalog problem under --problems
 };
 int ShowStats(CliContext& cli, const StatsArgs& args);
 

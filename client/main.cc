@@ -96,6 +96,13 @@ int main(int argc, char** argv) {
                   "KernelBench's definition: speedups against PyTorch eager (= --baseline torch_eager)")
       ->excludes(baseline_option);
   stats->add_option("--problems", stats_args.problem_prefix, "only problems starting with this, e.g. level1/");
+  auto* in_set = stats->add_option("--problem", stats_args.problem_set,
+                                    "the run's problem set, for the per-problem metrics (repeatable): a problem "
+                                    "named here with no judged job counts as a failure");
+  stats->add_flag("--count-unsubmitted", stats_args.prefix_is_problem_set,
+                  "the run's problem set is every catalog problem under --problems (all without it): "
+                  "problems with no judged job count as failures, as in KernelBench")
+      ->excludes(in_set);
   stats->add_flag("--public", stats_args.public_only,
                   "every tenant's jobs submitted with --public (a leaderboard); default: your own jobs");
 

@@ -343,29 +343,76 @@ std::string ProblemPage(const server::CatalogEntry& entry, const std::vector<v1:
 
 namespace {
 
+std::string NotApplicable() { return "n/a"; }
+
+// A table row "<th>label</th><td id=...>value</td>", value "n/a" when absent.
+std::string StatRow(const std::string& label, const std::string& id, const std::string& value,
+                    const std::string& data_value = "") {
+  return absl::StrCat("<tr><th>", label, "</th><td class=\"n\" id=\"", id, "\"",
+                      data_value.empty() ? "" : absl::StrCat(" data-value=\"", data_value, "\""), ">", value, "</td></tr>");
+}
+
+// KernelBench's numbers, one result per problem (Stats.per_problem), or one n/a row.
+std::string PerProblemRows(const v1::Stats& s, const std::string& id) {
+  if (!s.has_per_problem()) {
+    return StatRow("per problem (KernelBench)", "per-problem-" + id, "n/a (no judged job)");
+  }
+  const v1::ProblemSetStats& p = s.per_problem();
+  std::string rows = absl::StrCat(
+      "<tr><th colspan=\"2\">per problem (KernelBench: one result per problem)</th></tr>",
+      StatRow("problems", "pp-problems-" + id, absl::StrCat(p.problems(), " (", p.judged(), " judged, ", p.unsubmitted(),
+                                                            " with no judged job: failures)")),
+      StatRow("correct (pass@1)", "pp-correct-" + id, Pct(p.correctness()), absl::StrFormat("%.6f", p.correctness())),
+      StatRow("geomean speedup", "pp-geomean-" + id,
+              p.has_geomean_speedup() ? absl::StrFormat("%.3fx over %d problem(s)", p.geomean_speedup(), p.with_speedup())
+                                      : NotApplicable()));
+  for (const v1::FastP& f : p.fast_p()) {
+    absl::StrAppend(&rows, StatRow(absl::StrFormat("fast_%.1f", f.p()), absl::StrFormat("pp-fastp-%s-%.2f", id, f.p()),
+                                   Pct(f.fraction()), absl::StrFormat("%.6f", f.fraction())));
+  }
+  for (int k : server::kPassAtK) {
+    const v1::PassAtK* found = nullptr;
+    for (const v1::PassAtK& entry : p.pass_at_k()) found = entry.k() == k ? &entry : found;
+    absl::StrAppend(&rows, StatRow(absl::StrCat("pass@", k), absl::StrCat("pass-", id, "-", k),
+                                   found ? Pct(found->fraction()) : "n/a (a problem has fewer judged jobs)",
+                                   found ? absl::StrFormat("%.6f", found->fraction()) : ""));
+  }
+  if (p.unsubmitted() > 0) {
+    absl::StrAppend(&rows, StatRow("no judged job", "pp-unsubmitted-" + id,
+                                   Escape(absl::StrJoin(p.unsubmitted_problems(), " ")) +
+                                       (p.unsubmitted() > p.unsubmitted_problems_size() ? " ..." : "")));
+  }
+  return rows;
+}
+
 std::string RunColumn(const RunStats& run, const std::string& id) {
   const v1::Stats& s = run.stats;
   std::string rows = absl::StrCat(
-      "<tr><th>jobs</th>", TdN(absl::StrCat(s.jobs())), "</tr><tr><th>compile rate</th><td class=\"n\" id=\"compile-rate-",
-      id, "\">", Pct(s.compile_rate()), "</td></tr><tr><th>correctness rate</th><td class=\"n\" id=\"correct-rate-", id,
-      "\">", Pct(s.correctness_rate()), "</td></tr><tr><th>geomean speedup</th><td class=\"n\" id=\"geomean-", id, "\">",
-      absl::StrFormat("%.3fx", s.geomean_speedup()), "</td></tr>");
+      StatRow("jobs", "jobs-" + id, absl::StrCat(s.jobs(), " judged + ", s.compile_only_jobs(), " compile-only")),
+      StatRow("compile rate", "compile-rate-" + id, s.has_compile_rate() ? Pct(s.compile_rate()) : NotApplicable()),
+      StatRow("correctness rate (per job)", "correct-rate-" + id,
+              s.has_correctness_rate() ? Pct(s.correctness_rate()) : NotApplicable()),
+      StatRow("geomean speedup (per job)", "geomean-" + id,
+              s.has_geomean_speedup() ? absl::StrFormat("%.3fx", s.geomean_speedup()) : NotApplicable()));
+  if (s.fast_p().empty()) absl::StrAppend(&rows, StatRow("fast_p (per job)", "fastp-" + id, "n/a (no judged job)"));
   for (const v1::FastP& f : s.fast_p()) {
-    absl::StrAppend(&rows, "<tr><th>fast_", absl::StrFormat("%.1f", f.p()), "</th><td class=\"n\" id=\"fastp-", id,
-                    absl::StrFormat("-%.2f", f.p()), "\" data-value=\"", absl::StrFormat("%.6f", f.fraction()), "\">",
-                    Pct(f.fraction()), "</td></tr>");
+    absl::StrAppend(&rows, StatRow(absl::StrFormat("fast_%.1f (per job)", f.p()), absl::StrFormat("fastp-%s-%.2f", id, f.p()),
+                                   Pct(f.fraction()), absl::StrFormat("%.6f", f.fraction())));
   }
+  absl::StrAppend(&rows, PerProblemRows(s, id));
   // Each problem's denominator, as `kjudge stats` lists them.
   std::string problems;
   for (const v1::ProblemStats& p : s.problems()) {
     absl::StrAppend(&problems, "<tr class=\"run-problem\" data-problem=\"", Escape(p.problem()), "\" data-baseline=\"",
                     Escape(p.denominator().baseline()), "\">", Td(p.gpu().empty() ? p.problem() : p.problem() + " @ " + p.gpu()),
-                    TdN(absl::StrCat(p.correct(), "/", p.jobs())), TdN(absl::StrFormat("%.3fx", p.geomean_speedup())),
+                    TdN(absl::StrCat(p.correct(), "/", p.jobs())), TdN(absl::StrCat(p.compile_only_jobs())),
+                    TdN(p.with_speedup() > 0 ? absl::StrFormat("%.3fx", p.geomean_speedup()) : NotApplicable()),
                     Td(p.denominator().note()), "</tr>");
   }
   const std::string title = absl::StrJoin(run.tags, ",", absl::PairFormatter("="));
   return absl::StrCat("<div><h2>", Escape(title), "</h2><table>", rows, "</table><table><tr><th>problem</th>"
-                      "<th>correct</th><th>geomean</th><th>denominator</th></tr>", problems, "</table></div>");
+                      "<th>correct</th><th>compile-only</th><th>geomean</th><th>denominator</th></tr>", problems,
+                      "</table></div>");
 }
 
 }  // namespace
@@ -392,20 +439,27 @@ std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, c
     }
     return Page("Runs", "Runs", who.label, who.csrf, body + "</table>");
   }
+  // Per-problem fast_p (KernelBench's); a run with no judged job has no curve (n/a), not a line at 0.
   std::vector<double> ps;
-  for (const v1::FastP& f : a->curve) ps.push_back(f.p());
   std::vector<Series> lines;
   auto add = [&](const RunStats& run, const std::string& color) {
+    if (run.curve.empty()) return;
     std::vector<double> ys;
-    for (const v1::FastP& f : run.curve) ys.push_back(f.fraction());
+    ps.clear();
+    for (const v1::FastP& f : run.curve) {
+      ps.push_back(f.p());
+      ys.push_back(f.fraction());
+    }
     lines.push_back(Series{absl::StrJoin(run.tags, ",", absl::PairFormatter("=")), color, ys});
   };
   add(*a, "#0969da");
   if (b) add(*b, "#cf222e");
   absl::StrAppend(&body, "<div class=\"cards\">", RunColumn(*a, "a"), b ? RunColumn(*b, "b") : "", "</div>",
-                  "<h2>fast_p over p (speedup threshold against ",
+                  "<h2>fast_p over p, per problem (speedup threshold against ",
                   baseline.empty() ? "each problem's default denominator" : Escape(baseline), ")</h2>",
-                  Lines(ps, lines, 1.0, "p", "fraction of jobs correct and faster than p", 720, 260));
+                  lines.empty() ? "<p id=\"curve-na\">n/a: no judged job in these runs (compile-only jobs have no "
+                                  "correctness or speedup)</p>"
+                                : Lines(ps, lines, 1.0, "p", "fraction of problems correct and faster than p", 720, 260));
   return Page("Runs", "Runs", who.label, who.csrf, body);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
@@ -44,6 +45,45 @@ grpc::Status ParsePageToken(const std::string& token, int64_t* before_id) {
   }
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                       "page_token: not a token this server handed out; pass next_page_token from the last response");
+}
+
+// GetStatsRequest.problem_set holds at most this many names.
+constexpr int kMaxProblemSet = 5000;
+
+// The run's problem set of a GetStats request (kernel_metrics.h): the names given (each a
+// catalog problem), or every catalog problem under the prefix; empty when neither is asked for.
+grpc::Status StatsProblemSet(const std::vector<v1::ProblemSummary>& catalog, const v1::GetStatsRequest& request,
+                             std::vector<std::string>* set) {
+  if (request.prefix_is_problem_set() && !request.problem_set().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "problem_set and prefix_is_problem_set: give the names or the prefix's problems, not both");
+  }
+  if (request.problem_set_size() > kMaxProblemSet) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("problem_set: ", request.problem_set_size(), " names; at most ", kMaxProblemSet,
+                                     " (use problem_prefix with prefix_is_problem_set for a whole level)"));
+  }
+  std::set<std::string> names;
+  for (const v1::ProblemSummary& summary : catalog) names.insert(summary.name());
+  for (const std::string& name : request.problem_set()) {
+    if (!names.contains(name)) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("problem_set: '", name.substr(0, kMaxEchoedNameBytes),
+                                       "' is not a problem of this server; `kjudge problems` lists them"));
+    }
+    set->push_back(name);
+  }
+  if (!request.prefix_is_problem_set()) return grpc::Status::OK;
+  for (const std::string& name : names) {
+    if (name.rfind(request.problem_prefix(), 0) == 0) set->push_back(name);
+  }
+  if (set->empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("prefix_is_problem_set: no problem starts with '",
+                                     request.problem_prefix().substr(0, kMaxEchoedNameBytes),
+                                     "'; `kjudge problems` lists them"));
+  }
+  return grpc::Status::OK;
 }
 
 }  // namespace
@@ -294,6 +334,10 @@ grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::Get
                         absl::StrCat("problem_prefix: ", request->problem_prefix().size(), " bytes; at most ",
                                      SubmitLimits{}.max_problem_bytes));
   }
+  std::vector<std::string> problem_set;
+  if (grpc::Status status = StatsProblemSet(state_->catalog->List(), *request, &problem_set); !status.ok()) {
+    return status;
+  }
   const std::map<std::string, std::string> tags(request->tags().begin(), request->tags().end());
   absl::StatusOr<std::vector<JudgedResult>> results = state_->jobs->FinishedResults(
       tags, request->problem_prefix(), StatsScope{ViewerOf(caller), request->public_only()});
@@ -303,7 +347,7 @@ grpc::Status ClientService::GetStats(grpc::ServerContext* context, const v1::Get
     if (!library.contains(judged.problem)) library[judged.problem] = state_->catalog->LibraryBaselineNames(judged.problem);
   }
   // "": each problem's strongest baseline (kernel_metrics.h has the rule).
-  *response = ComputeStats(*results, request->baseline(), library);
+  *response = ComputeStats(*results, request->baseline(), library, {}, nullptr, problem_set);
   return grpc::Status::OK;
 }
 

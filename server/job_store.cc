@@ -783,18 +783,18 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
 
 namespace {
 
-// FinishedResults' jobs: finished (a job_stats row, schema 0009), fully judged, matching the
+// FinishedResults' jobs: finished (a job_stats row, schema 0009), judged or compile-only, matching the
 // prefix, the scope and every tag (through job_tags: indexed, keys and values bound). ?1..?5 as
 // bound by BindFinished, tags from ?6 on; `s` is the job_stats row. With tags, the rows come
 // from the first tag's range of job_tags (ordered by job id) and each is one job_stats seek:
 // CROSS JOIN keeps SQLite from scanning job_stats instead. The prefix and scope tests are
 // written so that SQLite decides the bound part once and skips the rest (no prefix, an admin).
 Sql FinishedSql(size_t tag_count) {
-  Sql sql("SELECT s.job_id, s.verdict, s.problem, s.metrics FROM ");
+  Sql sql("SELECT s.job_id, s.verdict, s.problem, s.metrics, s.compile_only FROM ");
   sql.Append(tag_count == 0 ? SqlText("job_stats s WHERE ")
                             : SqlText("job_tags t CROSS JOIN job_stats s ON s.job_id = t.job_id "
                                       "WHERE t.key = ?6 AND t.value = ?7 AND "));
-  sql.Append("s.compile_only = 0 AND s.baselines_only = 0 AND s.verdict != ?5 "
+  sql.Append("s.baselines_only = 0 AND s.verdict != ?5 "
              "AND (?3 = '' OR substr(s.problem, 1, length(?3)) = ?3) "
              "AND (?4 = 0 OR s.public = 1) AND (?4 = 1 OR ?1 = 1 OR s.api_key_id = ?2)");
   for (size_t i = 1; i < tag_count; ++i) {
@@ -943,6 +943,7 @@ absl::StatusOr<std::vector<JudgedResult>> JobStore::FinishedResults(
     JudgedResult& judged = out.emplace_back();
     judged.problem = stmt->ColumnText(2);
     judged.result.set_verdict(static_cast<v1::Verdict>(stmt->ColumnInt(1)));
+    judged.compile_only = stmt->ColumnInt(4) != 0;  // counted in compile_rate only
     const std::string metrics = stmt->ColumnText(3);
     if (absl::Status s = ParseMetrics(metrics, &entries); !s.ok()) {
       return absl::DataLossError(absl::StrCat("job ", stmt->ColumnInt(0), ": ", s.message()));

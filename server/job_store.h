@@ -194,8 +194,9 @@ class JobStore {
   // clock (the stored expiries are from the previous process's clock). Returns how many.
   absl::StatusOr<int64_t> RestartLeases();
 
-  // Results of finished, fully judged (not compile-only, not baselines-only, not cancelled) jobs whose tags contain every entry of
-  // `tags` and whose problem starts with `problem_prefix`, oldest first, with each job's problem.
+  // Results of finished (not baselines-only, not cancelled) jobs whose tags contain every entry of
+  // `tags` and whose problem starts with `problem_prefix`, oldest first, with each job's problem
+  // and whether it was compile-only (ComputeStats counts those in compile_rate only).
   // Each result holds only what ComputeStats reads: verdict, gpu, speedups, and its
   // timings' shapes and median_us (no other Timing field), read from job_stats (schema 0009),
   // bit for bit job_metrics' values but for the sign of a zero.

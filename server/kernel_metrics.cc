@@ -169,19 +169,31 @@ double JobSpeedup(const v1::JobResult& result, const std::string& baseline) {
   return shapes == 0 ? 0.0 : std::exp(log_sum / shapes);
 }
 
+double PassAtKEstimate(int64_t n, int64_t c, int k) {
+  if (n - c < k) return 1.0;  // every draw of k holds a correct one
+  double none = 1.0;          // C(n-c, k) / C(n, k) = prod_{j=n-c+1}^{n} (1 - k/j)
+  for (int64_t j = n - c + 1; j <= n; ++j) none *= 1.0 - static_cast<double>(k) / static_cast<double>(j);
+  return 1.0 - none;
+}
+
 namespace {
 
 // Counts over a set of jobs, each with its speedup against its own denominator.
 struct Tally {
-  int64_t jobs = 0, compiled = 0, correct = 0, with_speedup = 0;
+  int64_t jobs = 0, compile_only = 0, compiled = 0, correct = 0, with_speedup = 0;
   double log_sum = 0.0;
   std::vector<double> speedups;  // of correct jobs; 0 when a correct job has none
   std::map<std::string, int64_t> verdicts;
 
-  void Add(const v1::JobResult& result, const std::string& baseline) {
-    ++jobs;
+  void Add(const JudgedResult& judged, const std::string& baseline) {
+    const v1::JobResult& result = judged.result;
     verdicts[v1::Verdict_Name(result.verdict())] += 1;
     if (result.verdict() != v1::COMPILE_ERROR && result.verdict() != v1::REJECTED) ++compiled;
+    if (judged.compile_only) {
+      ++compile_only;
+      return;
+    }
+    ++jobs;
     if (result.verdict() != v1::CORRECT) return;
     ++correct;
     const double speedup = baseline.empty() ? 0.0 : JobSpeedup(result, baseline);
@@ -191,37 +203,127 @@ struct Tally {
       ++with_speedup;
     }
   }
+  int64_t Faster(double p) const {
+    int64_t fast = 0;
+    for (double speedup : speedups) fast += speedup > p ? 1 : 0;
+    return fast;
+  }
   double Geomean() const { return with_speedup > 0 ? std::exp(log_sum / static_cast<double>(with_speedup)) : 0.0; }
+  // Per job: fast_p at each p (empty when no job was judged: n/a).
   std::vector<v1::FastP> Curve(const std::vector<double>& ps) const {
-    const double n = static_cast<double>(jobs);
     std::vector<v1::FastP> curve;
-    curve.reserve(ps.size());
+    if (jobs == 0) return curve;
     for (double p : ps) {
-      int64_t fast = 0;
-      for (double speedup : speedups) fast += speedup > p ? 1 : 0;
       v1::FastP& entry = curve.emplace_back();
       entry.set_p(p);
-      entry.set_fraction(n > 0 ? static_cast<double>(fast) / n : 0.0);
+      entry.set_fraction(static_cast<double>(Faster(p)) / static_cast<double>(jobs));
     }
     return curve;
   }
-  void FillFastP(google::protobuf::RepeatedPtrField<v1::FastP>* out) const {
-    for (v1::FastP& entry : Curve({std::begin(kFastPThresholds), std::end(kFastPThresholds)})) {
-      *out->Add() = std::move(entry);
+};
+
+const std::vector<double>& Thresholds() {
+  static const std::vector<double> kPs(std::begin(kFastPThresholds), std::end(kFastPThresholds));
+  return kPs;
+}
+
+void Append(std::vector<v1::FastP> entries, google::protobuf::RepeatedPtrField<v1::FastP>* out) {
+  for (v1::FastP& entry : entries) *out->Add() = std::move(entry);
+}
+
+// The tallies of the run's problems (by name) and the problem set they are counted over.
+struct PerProblem {
+  std::map<std::string, Tally> tallies;
+  std::set<std::string> set;
+};
+
+// mean over the set of `score(tally)`, 0 for a problem with no judged job.
+template <typename Score>
+double MeanOverSet(const PerProblem& per, Score score) {
+  double sum = 0.0;
+  for (const std::string& problem : per.set) {
+    auto it = per.tallies.find(problem);
+    if (it != per.tallies.end() && it->second.jobs > 0) sum += score(it->second);
+  }
+  return per.set.empty() ? 0.0 : sum / static_cast<double>(per.set.size());
+}
+
+// fast_p@1 at each p: each problem's fraction of judged jobs correct and faster than p.
+std::vector<v1::FastP> ProblemCurve(const PerProblem& per, const std::vector<double>& ps) {
+  std::vector<v1::FastP> curve;
+  for (double p : ps) {
+    v1::FastP& entry = curve.emplace_back();
+    entry.set_p(p);
+    entry.set_fraction(MeanOverSet(per, [p](const Tally& t) {
+      return static_cast<double>(t.Faster(p)) / static_cast<double>(t.jobs);
+    }));
+  }
+  return curve;
+}
+
+// pass@k and fast_p@k where every problem with a judged job has at least k of them.
+void FillPassAtK(const PerProblem& per, v1::ProblemSetStats* out) {
+  for (int k : kPassAtK) {
+    bool defined = true;
+    for (const auto& [problem, t] : per.tallies) defined = defined && (t.jobs == 0 || t.jobs >= k);
+    if (!defined) continue;
+    v1::PassAtK* entry = out->add_pass_at_k();
+    entry->set_k(k);
+    entry->set_fraction(MeanOverSet(per, [k](const Tally& t) { return PassAtKEstimate(t.jobs, t.correct, k); }));
+    for (double p : kFastPThresholds) {
+      v1::FastP* fast = entry->add_fast_p();
+      fast->set_p(p);
+      fast->set_fraction(MeanOverSet(per, [k, p](const Tally& t) { return PassAtKEstimate(t.jobs, t.Faster(p), k); }));
     }
   }
-};
+}
+
+// Stats.per_problem; unset (n/a) when no job of the set was judged.
+void FillPerProblem(const PerProblem& per, v1::Stats* stats) {
+  int64_t judged = 0, with_speedup = 0;
+  double log_sum = 0.0;
+  v1::ProblemSetStats out;
+  for (const std::string& problem : per.set) {
+    auto it = per.tallies.find(problem);
+    if (it == per.tallies.end() || it->second.jobs == 0) {
+      if (out.unsubmitted_problems_size() < kMaxUnsubmittedListed) out.add_unsubmitted_problems(problem);
+      continue;
+    }
+    ++judged;
+    if (it->second.with_speedup > 0) {
+      log_sum += std::log(it->second.Geomean());
+      ++with_speedup;
+    }
+  }
+  if (judged == 0) return;
+  out.set_problems(static_cast<int64_t>(per.set.size()));
+  out.set_judged(judged);
+  out.set_unsubmitted(static_cast<int64_t>(per.set.size()) - judged);
+  out.set_correctness(MeanOverSet(per, [](const Tally& t) {
+    return static_cast<double>(t.correct) / static_cast<double>(t.jobs);
+  }));
+  Append(ProblemCurve(per, Thresholds()), out.mutable_fast_p());
+  out.set_with_speedup(with_speedup);
+  if (with_speedup > 0) out.set_geomean_speedup(std::exp(log_sum / static_cast<double>(with_speedup)));
+  FillPassAtK(per, &out);
+  *stats->mutable_per_problem() = std::move(out);
+}
 
 struct Row {
   std::string problem, gpu;
-  std::vector<const v1::JobResult*> results;
+  std::vector<const JudgedResult*> results;
 };
 
 // One row per problem; a problem judged on several GPUs gets one per GPU (and one for its
-// jobs judged on none, e.g. rejected at intake); with one GPU those join its row.
-std::vector<Row> GroupRows(const std::vector<JudgedResult>& results) {
-  std::map<std::string, std::map<std::string, std::vector<const v1::JobResult*>>> by_problem;
-  for (const JudgedResult& judged : results) by_problem[judged.problem][judged.result.gpu()].push_back(&judged.result);
+// jobs judged on none, e.g. rejected at intake); with one GPU those join its row. With a
+// problem set, only its problems, each of them with a row (empty when it has no job).
+std::vector<Row> GroupRows(const std::vector<JudgedResult>& results, const std::set<std::string>& set) {
+  std::map<std::string, std::map<std::string, std::vector<const JudgedResult*>>> by_problem;
+  for (const std::string& problem : set) by_problem[problem];
+  for (const JudgedResult& judged : results) {
+    if (!set.empty() && !set.contains(judged.problem)) continue;
+    by_problem[judged.problem][judged.result.gpu()].push_back(&judged);
+  }
   std::vector<Row> rows;
   for (auto& [problem, by_gpu] : by_problem) {
     const size_t gpus = by_gpu.size() - (by_gpu.contains("") ? 1 : 0);
@@ -245,60 +347,98 @@ const std::vector<std::string>& LibraryOf(const LibraryNames& library, const std
   return it == library.end() ? kNone : it->second;
 }
 
+// The results a row's denominator is chosen over: its judged jobs.
+std::vector<const v1::JobResult*> JudgedOf(const Row& row) {
+  std::vector<const v1::JobResult*> out;
+  for (const JudgedResult* judged : row.results) {
+    if (!judged->compile_only) out.push_back(&judged->result);
+  }
+  return out;
+}
+
+// One Stats.problems row: its denominator and counts; adds its jobs to `total` and `per`.
+// Returns whether any of its jobs has a torch_eager speedup.
+bool FillRow(const Row& row, const std::string& baseline, const LibraryNames& library, v1::ProblemStats* out,
+             Tally* total, PerProblem* per) {
+  const std::vector<std::string>& names = LibraryOf(library, row.problem);
+  const std::vector<const v1::JobResult*> judged = JudgedOf(row);
+  out->set_problem(row.problem);
+  out->set_gpu(row.gpu);
+  *out->mutable_denominator() =
+      baseline.empty() ? ChooseDenominator(judged, names) : DescribeDenominator(judged, names, baseline);
+  if (row.results.empty()) {
+    out->set_unsubmitted(true);
+    out->mutable_denominator()->set_note("not submitted: counts as a failure (the problem set names it)");
+  }
+  Tally tally, eager;
+  Tally& problem = per->tallies[row.problem];
+  for (const JudgedResult* result : row.results) {
+    tally.Add(*result, out->denominator().baseline());
+    total->Add(*result, out->denominator().baseline());
+    problem.Add(*result, out->denominator().baseline());
+    eager.Add(*result, kTorchEagerBaseline);
+  }
+  out->set_jobs(tally.jobs);
+  out->set_compile_only_jobs(tally.compile_only);
+  out->set_compiled(tally.compiled);
+  out->set_correct(tally.correct);
+  out->set_with_speedup(tally.with_speedup);
+  out->set_geomean_speedup(tally.Geomean());
+  Append(tally.Curve(Thresholds()), out->mutable_fast_p());
+  out->set_torch_eager_geomean_speedup(eager.Geomean());
+  out->set_torch_eager_with_speedup(eager.with_speedup);
+  return eager.with_speedup > 0;
+}
+
+void FillTotals(const Tally& total, v1::Stats* stats) {
+  const int64_t all = total.jobs + total.compile_only;
+  stats->set_jobs(total.jobs);
+  stats->set_compile_only_jobs(total.compile_only);
+  stats->set_compiled(total.compiled);
+  stats->set_correct(total.correct);
+  stats->set_with_speedup(total.with_speedup);
+  if (all > 0) stats->set_compile_rate(static_cast<double>(total.compiled) / static_cast<double>(all));
+  if (total.jobs > 0) stats->set_correctness_rate(static_cast<double>(total.correct) / static_cast<double>(total.jobs));
+  if (total.with_speedup > 0) stats->set_geomean_speedup(total.Geomean());
+  Append(total.Curve(Thresholds()), stats->mutable_fast_p());
+  for (const auto& [verdict, count] : total.verdicts) (*stats->mutable_verdicts())[verdict] = count;
+}
+
 }  // namespace
 
 v1::Stats ComputeStats(const std::vector<JudgedResult>& results, const std::string& baseline,
                        const LibraryNames& library, const std::vector<double>& curve_ps,
-                       std::vector<v1::FastP>* curve) {
+                       std::vector<v1::FastP>* curve, const std::vector<std::string>& problem_set) {
   v1::Stats stats;
   stats.set_baseline(baseline.empty() ? kStrongestBaseline : baseline);
   stats.set_default_baseline(baseline.empty());
   Tally total;
+  PerProblem per;
+  per.set.insert(problem_set.begin(), problem_set.end());
   bool any_eager = false;
-  for (const Row& row : GroupRows(results)) {
-    const std::vector<std::string>& names = LibraryOf(library, row.problem);
-    v1::ProblemStats* out = stats.add_problems();
-    out->set_problem(row.problem);
-    out->set_gpu(row.gpu);
-    *out->mutable_denominator() = baseline.empty() ? ChooseDenominator(row.results, names)
-                                                   : DescribeDenominator(row.results, names, baseline);
-    Tally tally, eager;
-    for (const v1::JobResult* result : row.results) {
-      tally.Add(*result, out->denominator().baseline());
-      total.Add(*result, out->denominator().baseline());
-      eager.Add(*result, kTorchEagerBaseline);
-    }
-    out->set_jobs(tally.jobs);
-    out->set_correct(tally.correct);
-    out->set_with_speedup(tally.with_speedup);
-    out->set_geomean_speedup(tally.Geomean());
-    tally.FillFastP(out->mutable_fast_p());
-    out->set_torch_eager_geomean_speedup(eager.Geomean());
-    out->set_torch_eager_with_speedup(eager.with_speedup);
-    any_eager = any_eager || eager.with_speedup > 0;
+  for (const Row& row : GroupRows(results, per.set)) {
+    any_eager = FillRow(row, baseline, library, stats.add_problems(), &total, &per) || any_eager;
   }
-  const double n = static_cast<double>(total.jobs);
-  stats.set_jobs(total.jobs);
-  stats.set_compiled(total.compiled);
-  stats.set_correct(total.correct);
-  stats.set_with_speedup(total.with_speedup);
-  stats.set_compile_rate(n > 0 ? static_cast<double>(total.compiled) / n : 0.0);
-  stats.set_correctness_rate(n > 0 ? static_cast<double>(total.correct) / n : 0.0);
-  stats.set_geomean_speedup(total.Geomean());
-  total.FillFastP(stats.mutable_fast_p());
-  if (curve != nullptr) *curve = total.Curve(curve_ps);
-  for (const auto& [verdict, count] : total.verdicts) (*stats.mutable_verdicts())[verdict] = count;
+  if (problem_set.empty()) {
+    for (const auto& [problem, tally] : per.tallies) {
+      if (tally.jobs > 0) per.set.insert(problem);
+    }
+  }
+  FillTotals(total, &stats);
+  FillPerProblem(per, &stats);
+  if (curve != nullptr) *curve = stats.has_per_problem() ? ProblemCurve(per, curve_ps) : std::vector<v1::FastP>{};
   if (baseline.empty() && any_eager) {
-    *stats.mutable_kernelbench() = ComputeStats(results, kTorchEagerBaseline, library);
+    *stats.mutable_kernelbench() = ComputeStats(results, kTorchEagerBaseline, library, {}, nullptr, problem_set);
     stats.mutable_kernelbench()->clear_problems();  // the rows carry their eager numbers already
   }
   return stats;
 }
 
 std::vector<v1::FastP> FastPCurve(const std::vector<JudgedResult>& results, const std::string& baseline,
-                                  const LibraryNames& library, const std::vector<double>& ps) {
+                                  const LibraryNames& library, const std::vector<double>& ps,
+                                  const std::vector<std::string>& problem_set) {
   std::vector<v1::FastP> curve;
-  ComputeStats(results, baseline, library, ps, &curve);
+  ComputeStats(results, baseline, library, ps, &curve, problem_set);
   return curve;
 }
 

@@ -438,6 +438,14 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
             fast_1);
   const std::string typed = Browse(admin_key_, "/runs?a=model=m-a");  // '=' left unescaped, as typed
   EXPECT_EQ(Attributes(typed, "id=\"fastp-a-1.00\"", "data-value"), fast_1);
+  // A compile-only run: its compile rate (1 of 2 compiled), and n/a, not zeros, for everything a
+  // GPU measures: no fast_p line at 0 (issue 27 point 8).
+  const std::string compile_run = Browse(admin_key_, "/runs?a=model%3Dm-compile");
+  EXPECT_NE(compile_run.find("id=\"compile-rate-a\">50.0%<"), std::string::npos) << compile_run;
+  EXPECT_NE(compile_run.find("id=\"jobs-a\">0 judged + 2 compile-only<"), std::string::npos) << compile_run;
+  EXPECT_NE(compile_run.find("id=\"curve-na\""), std::string::npos) << compile_run;
+  EXPECT_EQ(compile_run.find("<polyline"), std::string::npos) << "no fast_p curve for a compile-only run";
+  EXPECT_NE(compile_run.find("id=\"correct-rate-a\">n/a<"), std::string::npos) << compile_run;
   Browse(admin_key_, "/problems", "problems");
 
   // Tenancy: alice's pages hold exactly her jobs; bob's job reads like a missing one.

@@ -196,10 +196,16 @@ def list_jobs_request(
 
 
 def stats_request(
-    tags: Optional[Mapping[str, str]], baseline: Optional[str], problem_prefix: Optional[str], public_only: bool
+    tags: Optional[Mapping[str, str]], baseline: Optional[str], problem_prefix: Optional[str], public_only: bool,
+    problem_set: Optional[Sequence[str]] = None, count_unsubmitted: bool = False,
 ) -> pb.GetStatsRequest:
+    """problem_set (names) or count_unsubmitted (every problem under problem_prefix): the run's
+    problems for the per-problem metrics; one with no judged job counts as a failure."""
+    if isinstance(problem_set, str):
+        raise errors.InvalidArgument("problem_set: give a list of problem names, not one string", field="problem_set")
     return pb.GetStatsRequest(tags=dict(tags or {}), baseline=baseline or "", problem_prefix=problem_prefix or "",
-                              public_only=public_only)
+                              public_only=public_only, problem_set=list(problem_set or ()),
+                              prefix_is_problem_set=count_unsubmitted)
 
 
 def job_id_from_metadata(metadata: Optional[Sequence[Tuple[str, object]]]) -> Optional[str]:

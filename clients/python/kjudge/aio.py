@@ -315,7 +315,8 @@ class AsyncClient:
             return job if job.done else Job.from_proto(await self._unary(self._stub.CancelJob, request, job_id=job_id))
 
     async def stats(self, *, tags: Optional[Mapping[str, str]] = None, baseline: Optional[str] = None,
-                    problem_prefix: Optional[str] = None, public_only: bool = False) -> Stats:
+                    problem_prefix: Optional[str] = None, public_only: bool = False,
+                    problem_set: Optional[Sequence[str]] = None, count_unsubmitted: bool = False) -> Stats:
         """Compile rate, correctness, fast_p and geomean speedup; see Client.stats."""
-        request = _core.stats_request(tags, baseline, problem_prefix, public_only)
+        request = _core.stats_request(tags, baseline, problem_prefix, public_only, problem_set, count_unsubmitted)
         return Stats.from_proto(await self._unary(self._stub.GetStats, request))

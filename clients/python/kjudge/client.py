@@ -294,7 +294,12 @@ class Client:
             return job if job.done else Job.from_proto(self._unary(self._stub.CancelJob, request, job_id=job_id))
 
     def stats(self, *, tags: Optional[Mapping[str, str]] = None, baseline: Optional[str] = None,
-              problem_prefix: Optional[str] = None, public_only: bool = False) -> Stats:
-        """Compile rate, correctness, fast_p and geomean speedup over finished, fully judged jobs."""
-        request = _core.stats_request(tags, baseline, problem_prefix, public_only)
+              problem_prefix: Optional[str] = None, public_only: bool = False,
+              problem_set: Optional[Sequence[str]] = None, count_unsubmitted: bool = False) -> Stats:
+        """Compile rate (judged and compile-only jobs), correctness, fast_p and geomean speedup per
+        job, and KernelBench's per-problem metrics with pass@k (.per_problem), all computed by the
+        server (docs/metrics.md); None where nothing was measured. problem_set (names) or
+        count_unsubmitted (every problem under problem_prefix) is the run's problem set: a problem
+        of it with no judged job counts as a failure."""
+        request = _core.stats_request(tags, baseline, problem_prefix, public_only, problem_set, count_unsubmitted)
         return Stats.from_proto(self._unary(self._stub.GetStats, request))

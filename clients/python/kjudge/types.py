@@ -22,6 +22,7 @@ __all__ = [
     "Stage",
     "Speedup",
     "Job",
+    "KernelResources",
     "JobPage",
     "Submission",
     "BatchItem",
@@ -29,6 +30,7 @@ __all__ = [
     "TensorInfo",
     "Problem",
     "Stats",
+    "ProblemSetStats",
 ]
 
 
@@ -81,6 +83,41 @@ class Speedup:
 
 
 @dataclass(frozen=True)
+class KernelResources:
+    """One compiled kernel's resources as ptxas reports them (JobResult.kernels; no GPU needed, so
+    COMPILED jobs have them too). Per thread unless it says per block. `plan_names` are the launch
+    plan's name expressions that lowered to `name` (empty for a kernel the plan never launches);
+    `dynamic_shared_bytes` is the most the plan asks for it at any shape; `max_threads_per_block`
+    is the register file's limit (a lower __launch_bounds__ in the source is not read)."""
+
+    name: str
+    plan_names: Tuple[str, ...]
+    registers: int
+    spill_store_bytes: int
+    spill_load_bytes: int
+    static_shared_bytes: int
+    dynamic_shared_bytes: int
+    local_bytes: int
+    max_threads_per_block: int
+    barriers: int
+
+    @classmethod
+    def from_proto(cls, k: pb.KernelResources) -> "KernelResources":
+        return cls(
+            name=k.name[:300],
+            plan_names=tuple(n[:300] for n in k.plan_names),
+            registers=k.registers,
+            spill_store_bytes=k.spill_store_bytes,
+            spill_load_bytes=k.spill_load_bytes,
+            static_shared_bytes=k.static_shared_bytes,
+            dynamic_shared_bytes=k.dynamic_shared_bytes,
+            local_bytes=k.local_bytes,
+            max_threads_per_block=k.max_threads_per_block,
+            barriers=k.barriers,
+        )
+
+
+@dataclass(frozen=True)
 class Job:
     """A job as the server last reported it. `verdict` is None until the job is DONE."""
 
@@ -102,6 +139,10 @@ class Job:
     # While QUEUED: why no connected worker can take it (e.g. "no connected worker can judge this
     # job: 1 compile-only worker; submit with --compile-only or start a GPU worker"); "" when one can.
     waiting_reason: str = ""
+    # Each compiled kernel's resources (registers, spills, shared and local memory), in the order
+    # ptxas compiled them; at most 64, kernels_cut counts the rest. Empty until compiled.
+    kernels: Tuple[KernelResources, ...] = ()
+    kernels_cut: int = 0
 
     @classmethod
     def from_proto(cls, job: pb.Job) -> "Job":
@@ -123,6 +164,8 @@ class Job:
             speedups=tuple(Speedup(s.shape, s.baseline, s.speedup) for s in job.result.speedups),
             proto=job,
             waiting_reason=job.waiting_reason[:400] if job.state == pb.QUEUED else "",
+            kernels=tuple(KernelResources.from_proto(k) for k in job.result.kernels[:64]),
+            kernels_cut=job.result.kernels_cut + max(0, len(job.result.kernels) - 64),
         )
 
     @property
@@ -265,21 +308,66 @@ class Problem:
         )
 
 
+def _optional(message: Union[pb.Stats, pb.ProblemSetStats], name: str) -> Optional[float]:
+    """An optional proto3 double: None ("n/a": nothing was measured) when the server left it unset."""
+    return getattr(message, name) if message.HasField(name) else None
+
+
+@dataclass(frozen=True)
+class ProblemSetStats:
+    """KernelBench's metrics, one result per problem of the run's problem set (docs/metrics.md):
+    a problem with no judged job counts as a failure. fast_p maps p to fast_p@1; pass_at_k maps
+    k (1, 5, 10 where every judged problem has at least k jobs) to pass@k, fast_p_at_k k to
+    {p: fast_p@k}. geomean_speedup is None when no problem has a speedup."""
+
+    problems: int
+    judged: int
+    unsubmitted: int
+    correctness: float
+    fast_p: Dict[float, float]
+    geomean_speedup: Optional[float]
+    with_speedup: int
+    pass_at_k: Dict[int, float]
+    fast_p_at_k: Dict[int, Dict[float, float]]
+    unsubmitted_problems: Tuple[str, ...]
+
+    @classmethod
+    def from_proto(cls, s: pb.ProblemSetStats) -> "ProblemSetStats":
+        return cls(
+            problems=s.problems,
+            judged=s.judged,
+            unsubmitted=s.unsubmitted,
+            correctness=s.correctness,
+            fast_p={f.p: f.fraction for f in s.fast_p},
+            geomean_speedup=_optional(s, "geomean_speedup"),
+            with_speedup=s.with_speedup,
+            pass_at_k={e.k: e.fraction for e in s.pass_at_k},
+            fast_p_at_k={e.k: {f.p: f.fraction for f in e.fast_p} for e in s.pass_at_k},
+            unsubmitted_problems=tuple(s.unsubmitted_problems),
+        )
+
+
 @dataclass(frozen=True)
 class Stats:
-    """KernelBench-style metrics over finished, fully judged jobs; every speedup is against
-    `baseline`. fast_p maps p to the fraction of jobs correct with a speedup above p."""
+    """KernelBench-style metrics computed by the server (docs/metrics.md); every speedup is
+    against `baseline`. Per job: jobs (judged), compile_only_jobs, compile_rate (over both),
+    correctness_rate, fast_p (p -> fraction of judged jobs correct with a speedup above p) and
+    geomean_speedup. Per problem (KernelBench's one result per problem): per_problem. None (or
+    an empty fast_p) means n/a: nothing was measured (e.g. a compile-only run has a compile_rate
+    and nothing else)."""
 
     jobs: int
     compiled: int
     correct: int
-    compile_rate: float
-    correctness_rate: float
+    compile_rate: Optional[float]
+    correctness_rate: Optional[float]
     fast_p: Dict[float, float]
-    geomean_speedup: float
+    geomean_speedup: Optional[float]
     with_speedup: int
     baseline: str
     verdicts: Dict[str, int]
+    compile_only_jobs: int
+    per_problem: Optional[ProblemSetStats]
     proto: pb.Stats = field(repr=False, compare=False)
 
     @classmethod
@@ -288,13 +376,15 @@ class Stats:
             jobs=s.jobs,
             compiled=s.compiled,
             correct=s.correct,
-            compile_rate=s.compile_rate,
-            correctness_rate=s.correctness_rate,
+            compile_rate=_optional(s, "compile_rate"),
+            correctness_rate=_optional(s, "correctness_rate"),
             fast_p={f.p: f.fraction for f in s.fast_p},
-            geomean_speedup=s.geomean_speedup,
+            geomean_speedup=_optional(s, "geomean_speedup"),
             with_speedup=s.with_speedup,
             baseline=s.baseline,
             verdicts=dict(s.verdicts),
+            compile_only_jobs=s.compile_only_jobs,
+            per_problem=ProblemSetStats.from_proto(s.per_problem) if s.HasField("per_problem") else None,
             proto=s,
         )
 

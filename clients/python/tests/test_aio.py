@@ -60,7 +60,9 @@ def test_async_batch_watch_list_cancel_stats_problems(cluster, idle, relu_source
             assert sorted(j.id for j in page.jobs) == sorted(ids)
             rejected = await kj.submit(RELU, "extern \"C\" __global__ void f() {}", tags=tags)
             stats = await kj.stats(tags=tags)
-            assert rejected.verdict == "REJECTED" and stats.verdicts == {"REJECTED": 1}
+            assert rejected.verdict == "REJECTED" and stats.verdicts == {"COMPILED": 3, "REJECTED": 1}
+            # The compile-only jobs count in the compile rate only (docs/metrics.md).
+            assert stats.jobs == 1 and stats.compile_only_jobs == 3 and stats.compile_rate == 0.75
             with pytest.raises(kjudge.NotFound) as raised:
                 await kj.evaluate("level1/nope", relu_source, compile_only=True)
             assert raised.value.field == "problem"

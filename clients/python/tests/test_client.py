@@ -158,7 +158,18 @@ def test_stats_count_judged_jobs_under_a_tag(kj):
     assert stats.jobs == 1 and stats.compiled == 0 and stats.compile_rate == 0.0
     assert stats.verdicts == {"REJECTED": 1}
     assert set(stats.fast_p) == {0.0, 0.5, 0.8, 1.0, 1.5, 2.0}
-    assert kj.stats(tags=run_tag()).jobs == 0
+    # Per problem (KernelBench): one problem, judged, not correct; pass@1 only (one job).
+    assert stats.per_problem is not None and stats.per_problem.problems == 1 and stats.per_problem.correctness == 0.0
+    assert stats.per_problem.pass_at_k == {1: 0.0} and stats.per_problem.geomean_speedup is None
+    # Nothing at all: n/a (None), not zeros.
+    empty = kj.stats(tags=run_tag())
+    assert empty.jobs == 0 and empty.compile_rate is None and empty.correctness_rate is None
+    assert empty.geomean_speedup is None and empty.fast_p == {} and empty.per_problem is None
+    # The run's problem set: the unsubmitted problem counts as a failure; an unknown name is refused.
+    with_set = kj.stats(tags=tags, problem_set=[RELU, "level1/23_Softmax"])
+    assert with_set.per_problem.problems == 2 and with_set.per_problem.unsubmitted_problems == ("level1/23_Softmax",)
+    with pytest.raises(kjudge.errors.InvalidArgument, match="not a problem of this server"):
+        kj.stats(problem_set=["level1/nope"])
 
 
 def test_the_same_idempotency_key_gives_the_same_job(kj, relu_source, broken_source):

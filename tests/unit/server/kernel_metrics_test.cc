@@ -260,11 +260,14 @@ TEST(KernelMetrics, SeveralShapesAreCombinedGeometrically) {
   EXPECT_DOUBLE_EQ(JobSpeedup(result, "cublas"), 0.0);
 }
 
-TEST(KernelMetrics, NoJobsGivesZeros) {
+TEST(KernelMetrics, NoJobsGivesNotApplicableNotZeros) {
   v1::Stats stats = ComputeStats({}, "", {});
   EXPECT_EQ(stats.jobs(), 0);
-  EXPECT_EQ(stats.compile_rate(), 0.0);
-  EXPECT_EQ(stats.fast_p_size(), 6);
+  EXPECT_FALSE(stats.has_compile_rate());
+  EXPECT_FALSE(stats.has_correctness_rate());
+  EXPECT_FALSE(stats.has_geomean_speedup());
+  EXPECT_EQ(stats.fast_p_size(), 0);
+  EXPECT_FALSE(stats.has_per_problem());
   EXPECT_EQ(stats.problems_size(), 0);
   EXPECT_EQ(stats.baseline(), "strongest");
 }
@@ -375,7 +378,7 @@ TEST(KernelMetrics, FastPCurveIsAStepFunctionThatAgreesWithComputeStats) {
     EXPECT_DOUBLE_EQ(curve[i].fraction(), expected[i]) << "p = " << ps[i];
   }
   v1::Stats stats = ComputeStats(results, "reference", {});
-  for (const v1::FastP& entry : stats.fast_p()) {
+  for (const v1::FastP& entry : stats.per_problem().fast_p()) {
     EXPECT_DOUBLE_EQ(FastPCurve(results, "reference", {}, {entry.p()})[0].fraction(), entry.fraction());
   }
 }
@@ -392,15 +395,172 @@ TEST(KernelMetrics, FastPCurveUsesEachProblemsDefaultDenominator) {
   const LibraryNames library = {{"level2/gemm", {"cublaslt"}}};
   std::vector<v1::FastP> curve = FastPCurve(results, "", library, {0.0, 0.9, 1.0, 1.9, 2.0});
   ASSERT_EQ(curve.size(), 5U);
+  // Per problem (KernelBench: one result per problem): gemm's fraction of its 2 jobs, relu's of its 1.
   EXPECT_DOUBLE_EQ(curve[0].fraction(), 1.0);
-  EXPECT_DOUBLE_EQ(curve[1].fraction(), 2.0 / 3.0);  // 1.0x (gemm) and 2x (relu)
-  EXPECT_DOUBLE_EQ(curve[2].fraction(), 1.0 / 3.0);  // only relu's 2x is above 1
-  EXPECT_DOUBLE_EQ(curve[3].fraction(), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(curve[1].fraction(), (0.5 + 1.0) / 2);  // gemm 1.0x of 1.0x/0.5x; relu 2x
+  EXPECT_DOUBLE_EQ(curve[2].fraction(), (0.0 + 1.0) / 2);  // only relu's 2x is above 1
+  EXPECT_DOUBLE_EQ(curve[3].fraction(), 0.5);
   EXPECT_DOUBLE_EQ(curve[4].fraction(), 0.0);
   v1::Stats stats = ComputeStats(results, "", library);
-  for (const v1::FastP& entry : stats.fast_p()) {
+  EXPECT_DOUBLE_EQ(FastP(stats, 1.0), 1.0 / 3.0);  // per job: 1 of 3 jobs
+  for (const v1::FastP& entry : stats.per_problem().fast_p()) {
     EXPECT_DOUBLE_EQ(FastPCurve(results, "", library, {entry.p()})[0].fraction(), entry.fraction());
   }
+}
+
+}  // namespace
+}  // namespace kjudge::server
+
+namespace kjudge::server {
+namespace {
+
+// --- per problem (KernelBench: one result per problem), pass@k, the problem set ---
+
+// The hand-computed table (docs/metrics.md has it too), speedups against "reference":
+//   a: 7 judged: CORRECT 2.0x, CORRECT 0.5x, 4 WRONG_ANSWER, 1 COMPILE_ERROR  (n 7, c 2, fast_1 1)
+//   b: 5 judged: CORRECT 4.0x, 4 WRONG_ANSWER                                 (n 5, c 1, fast_1 1)
+//   c: 5 judged: CORRECT 0.9x, 4 WRONG_ANSWER                                 (n 5, c 1, fast_1 0)
+//   d: 2 compile-only: COMPILED, COMPILE_ERROR (no judged job: a failure)
+//   e: in the set, never submitted (a failure)
+std::vector<JudgedResult> Table() {
+  std::vector<JudgedResult> out;
+  auto add = [&](const std::string& problem, const v1::JobResult& result, int times = 1, bool compile_only = false) {
+    for (int i = 0; i < times; ++i) out.push_back(JudgedResult{problem, result, compile_only});
+  };
+  add("t/a", Result(v1::CORRECT, {{"reference", 2.0}}));
+  add("t/a", Result(v1::CORRECT, {{"reference", 0.5}}));
+  add("t/a", Result(v1::WRONG_ANSWER), 4);
+  add("t/a", Result(v1::COMPILE_ERROR));
+  add("t/b", Result(v1::CORRECT, {{"reference", 4.0}}));
+  add("t/b", Result(v1::WRONG_ANSWER), 4);
+  add("t/c", Result(v1::CORRECT, {{"reference", 0.9}}));
+  add("t/c", Result(v1::WRONG_ANSWER), 4);
+  add("t/d", Result(v1::COMPILED), 1, true);
+  add("t/d", Result(v1::COMPILE_ERROR), 1, true);
+  return out;
+}
+
+const v1::PassAtK* FindK(const v1::ProblemSetStats& s, int k) {
+  for (const v1::PassAtK& entry : s.pass_at_k()) {
+    if (entry.k() == k) return &entry;
+  }
+  return nullptr;
+}
+
+TEST(PerProblemMetrics, HandComputedTableWithAProblemSet) {
+  const std::vector<std::string> set = {"t/e", "t/a", "t/b", "t/c", "t/d", "t/a"};  // a duplicate is one problem
+  v1::Stats stats = ComputeStats(Table(), "reference", {}, {}, nullptr, set);
+  // Per job: 17 judged, 2 compile-only; 17 of 19 compiled.
+  EXPECT_EQ(stats.jobs(), 17);
+  EXPECT_EQ(stats.compile_only_jobs(), 2);
+  EXPECT_EQ(stats.compiled(), 17);
+  EXPECT_DOUBLE_EQ(stats.compile_rate(), 17.0 / 19.0);
+  EXPECT_DOUBLE_EQ(stats.correctness_rate(), 4.0 / 17.0);
+  EXPECT_DOUBLE_EQ(FastP(stats, 1.0), 2.0 / 17.0);
+  EXPECT_NEAR(stats.geomean_speedup(), std::pow(2.0 * 0.5 * 4.0 * 0.9, 0.25), 1e-12);
+  EXPECT_EQ(stats.verdicts().at("COMPILED"), 1);
+  EXPECT_EQ(stats.verdicts().at("COMPILE_ERROR"), 2);
+  // Per problem, over the 5 problems of the set.
+  ASSERT_TRUE(stats.has_per_problem());
+  const v1::ProblemSetStats& p = stats.per_problem();
+  EXPECT_EQ(p.problems(), 5);
+  EXPECT_EQ(p.judged(), 3);
+  EXPECT_EQ(p.unsubmitted(), 2);
+  EXPECT_EQ(std::vector<std::string>(p.unsubmitted_problems().begin(), p.unsubmitted_problems().end()),
+            (std::vector<std::string>{"t/d", "t/e"}));
+  EXPECT_DOUBLE_EQ(p.correctness(), (2.0 / 7 + 1.0 / 5 + 1.0 / 5) / 5);  // 24/175
+  EXPECT_DOUBLE_EQ(FastP(p.fast_p(), 1.0), (1.0 / 7 + 1.0 / 5 + 0.0) / 5);  // 12/175
+  EXPECT_DOUBLE_EQ(FastP(p.fast_p(), 0.0), p.correctness());
+  EXPECT_DOUBLE_EQ(FastP(p.fast_p(), 2.0), (0.0 + 1.0 / 5 + 0.0) / 5);  // only b's 4x is above 2
+  EXPECT_EQ(p.with_speedup(), 3);
+  EXPECT_NEAR(p.geomean_speedup(), std::cbrt(1.0 * 4.0 * 0.9), 1e-12);  // a: sqrt(2 x 0.5) = 1
+  const v1::PassAtK* at1 = FindK(p, 1);
+  const v1::PassAtK* at5 = FindK(p, 5);
+  ASSERT_NE(at1, nullptr);
+  ASSERT_NE(at5, nullptr);
+  EXPECT_EQ(FindK(p, 10), nullptr) << "n < 10 for every problem: pass@10 is n/a";
+  EXPECT_DOUBLE_EQ(at1->fraction(), p.correctness());
+  EXPECT_DOUBLE_EQ(FastP(at1->fast_p(), 1.0), FastP(p.fast_p(), 1.0));
+  // a: 1 - C(5,5)/C(7,5) = 20/21; b, c: n - c = 4 < 5, so 1; d, e: 0.
+  EXPECT_NEAR(at5->fraction(), (20.0 / 21 + 1 + 1) / 5, 1e-12);
+  // a: 1 - C(6,5)/C(7,5) = 5/7; b: 1; c: no job above 1x, 0.
+  EXPECT_NEAR(FastP(at5->fast_p(), 1.0), (5.0 / 7 + 1) / 5, 1e-12);
+  // Rows: every problem of the set, e marked unsubmitted, d with its compile-only jobs.
+  ASSERT_EQ(stats.problems_size(), 5);
+  EXPECT_EQ(stats.problems(3).problem(), "t/d");
+  EXPECT_EQ(stats.problems(3).jobs(), 0);
+  EXPECT_EQ(stats.problems(3).compile_only_jobs(), 2);
+  EXPECT_EQ(stats.problems(3).compiled(), 1);
+  EXPECT_FALSE(stats.problems(3).unsubmitted());
+  EXPECT_EQ(stats.problems(4).problem(), "t/e");
+  EXPECT_TRUE(stats.problems(4).unsubmitted());
+  EXPECT_EQ(stats.problems(4).denominator().note(), "not submitted: counts as a failure (the problem set names it)");
+}
+
+TEST(PerProblemMetrics, WithoutAProblemSetTheSetIsTheJudgedProblems) {
+  v1::Stats stats = ComputeStats(Table(), "reference", {});
+  const v1::ProblemSetStats& p = stats.per_problem();
+  EXPECT_EQ(p.problems(), 3);
+  EXPECT_EQ(p.unsubmitted(), 0);
+  EXPECT_DOUBLE_EQ(p.correctness(), (2.0 / 7 + 1.0 / 5 + 1.0 / 5) / 3);
+  EXPECT_EQ(stats.problems_size(), 4);  // d's compile-only jobs still have their row
+}
+
+TEST(PerProblemMetrics, AProblemSetLeavesOutOtherProblems) {
+  v1::Stats stats = ComputeStats(Table(), "reference", {}, {}, nullptr, {"t/b"});
+  EXPECT_EQ(stats.jobs(), 5);
+  EXPECT_EQ(stats.per_problem().problems(), 1);
+  EXPECT_DOUBLE_EQ(stats.per_problem().correctness(), 0.2);
+  ASSERT_EQ(stats.problems_size(), 1);
+}
+
+// One job per problem: per-problem fast_p is KernelBench's fast_p, i.e. the per-job number.
+TEST(PerProblemMetrics, OneJobPerProblemEqualsThePerJobNumbers) {
+  std::vector<JudgedResult> results = {{"x/1", Result(v1::CORRECT, {{"reference", 1.5}})},
+                                       {"x/2", Result(v1::CORRECT, {{"reference", 0.7}})},
+                                       {"x/3", Result(v1::WRONG_ANSWER)}};
+  v1::Stats stats = ComputeStats(results, "reference", {});
+  for (double p : kFastPThresholds) EXPECT_DOUBLE_EQ(FastP(stats.per_problem().fast_p(), p), FastP(stats, p)) << p;
+  EXPECT_DOUBLE_EQ(stats.per_problem().geomean_speedup(), stats.geomean_speedup());
+  EXPECT_DOUBLE_EQ(stats.per_problem().correctness(), stats.correctness_rate());
+}
+
+// A compile-only run: a compile rate, and n/a (not zeros) for everything that needs a GPU.
+TEST(PerProblemMetrics, ACompileOnlyRunHasACompileRateAndNothingElse) {
+  std::vector<JudgedResult> results;
+  for (int i = 0; i < 251; ++i) results.push_back({"c/" + std::to_string(i), Result(v1::COMPILED), true});
+  results.push_back({"c/x", Result(v1::COMPILE_ERROR), true});
+  std::vector<v1::FastP> curve = {v1::FastP()};
+  v1::Stats stats = ComputeStats(results, "", {}, {0.0, 1.0}, &curve, {"c/0", "c/x", "c/never"});
+  EXPECT_EQ(stats.jobs(), 0);
+  EXPECT_EQ(stats.compile_only_jobs(), 2);  // the set keeps c/0 and c/x
+  EXPECT_DOUBLE_EQ(stats.compile_rate(), 0.5);
+  stats = ComputeStats(results, "", {}, {0.0, 1.0}, &curve);
+  EXPECT_EQ(stats.compile_only_jobs(), 252);
+  EXPECT_DOUBLE_EQ(stats.compile_rate(), 251.0 / 252.0);
+  EXPECT_FALSE(stats.has_correctness_rate());
+  EXPECT_FALSE(stats.has_geomean_speedup());
+  EXPECT_EQ(stats.fast_p_size(), 0);
+  EXPECT_FALSE(stats.has_per_problem());
+  EXPECT_TRUE(curve.empty()) << "no curve: nothing was timed";
+}
+
+TEST(PerProblemMetrics, PassAtKEstimator) {
+  EXPECT_DOUBLE_EQ(PassAtKEstimate(10, 0, 1), 0.0);
+  EXPECT_DOUBLE_EQ(PassAtKEstimate(10, 3, 1), 0.3);
+  EXPECT_NEAR(PassAtKEstimate(10, 3, 5), 1.0 - 21.0 / 252.0, 1e-12);  // C(7,5) / C(10,5)
+  EXPECT_DOUBLE_EQ(PassAtKEstimate(10, 6, 5), 1.0);                   // n - c < k
+  EXPECT_NEAR(PassAtKEstimate(200, 1, 10), 10.0 / 200.0, 1e-12);
+}
+
+TEST(PerProblemMetrics, PassAtKNeedsKJobsOnEveryJudgedProblem) {
+  std::vector<JudgedResult> results;
+  for (int i = 0; i < 10; ++i) results.push_back({"k/a", Result(i < 3 ? v1::CORRECT : v1::WRONG_ANSWER)});
+  for (int i = 0; i < 5; ++i) results.push_back({"k/b", Result(v1::WRONG_ANSWER)});
+  v1::Stats stats = ComputeStats(results, "reference", {});
+  ASSERT_NE(FindK(stats.per_problem(), 5), nullptr);
+  EXPECT_EQ(FindK(stats.per_problem(), 10), nullptr) << "k/b has 5 jobs";
+  EXPECT_NEAR(FindK(stats.per_problem(), 5)->fraction(), (1.0 - 21.0 / 252.0) / 2, 1e-12);
 }
 
 }  // namespace

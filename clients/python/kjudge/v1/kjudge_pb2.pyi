@@ -132,7 +132,7 @@ class GetProblemRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ...) -> None: ...
 
 class GetStatsRequest(_message.Message):
-    __slots__ = ["baseline", "problem_prefix", "public_only", "tags"]
+    __slots__ = ["baseline", "prefix_is_problem_set", "problem_prefix", "problem_set", "public_only", "tags"]
     class TagsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -141,14 +141,18 @@ class GetStatsRequest(_message.Message):
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     BASELINE_FIELD_NUMBER: _ClassVar[int]
+    PREFIX_IS_PROBLEM_SET_FIELD_NUMBER: _ClassVar[int]
     PROBLEM_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_SET_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_ONLY_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     baseline: str
+    prefix_is_problem_set: bool
     problem_prefix: str
+    problem_set: _containers.RepeatedScalarFieldContainer[str]
     public_only: bool
     tags: _containers.ScalarMap[str, str]
-    def __init__(self, tags: _Optional[_Mapping[str, str]] = ..., baseline: _Optional[str] = ..., problem_prefix: _Optional[str] = ..., public_only: bool = ...) -> None: ...
+    def __init__(self, tags: _Optional[_Mapping[str, str]] = ..., baseline: _Optional[str] = ..., problem_prefix: _Optional[str] = ..., public_only: bool = ..., problem_set: _Optional[_Iterable[str]] = ..., prefix_is_problem_set: bool = ...) -> None: ...
 
 class GpuInfo(_message.Message):
     __slots__ = ["arch", "bf16_tflops", "compile_only", "copy_bandwidth_gbs", "cublas_version", "device_index", "driver_version", "event_overhead_us", "fp16_tflops", "l2_bytes", "max_sm_clock_mhz", "memory_bytes", "name", "nvrtc_version", "runtime_version", "sgemm_tflops", "sm_count", "tf32_tflops", "torch_version"]
@@ -266,7 +270,7 @@ class Job(_message.Message):
     def __init__(self, id: _Optional[str] = ..., problem: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., stage: _Optional[_Union[Stage, str]] = ..., queue_position: _Optional[int] = ..., progress_done: _Optional[int] = ..., progress_total: _Optional[int] = ..., result: _Optional[_Union[JobResult, _Mapping]] = ..., created_unix_ms: _Optional[int] = ..., finished_unix_ms: _Optional[int] = ..., attempts: _Optional[int] = ..., compile_only: bool = ..., tags: _Optional[_Mapping[str, str]] = ..., worker: _Optional[str] = ..., started_unix_ms: _Optional[int] = ..., public: bool = ..., idempotency_key: _Optional[str] = ..., baselines_only: bool = ..., waiting_reason: _Optional[str] = ...) -> None: ...
 
 class JobResult(_message.Message):
-    __slots__ = ["baselines", "candidate_output", "candidate_output_cut", "compile_log", "compile_ms", "cubin_cache_hit", "cuda_error", "default_denominator", "flags", "gpu", "input_keys", "input_keys_cut", "message", "run_ms", "seed", "speedups", "tests", "timings", "verdict"]
+    __slots__ = ["baselines", "candidate_output", "candidate_output_cut", "compile_log", "compile_ms", "cubin_cache_hit", "cuda_error", "default_denominator", "flags", "gpu", "input_keys", "input_keys_cut", "kernels", "kernels_cut", "message", "run_ms", "seed", "speedups", "tests", "timings", "verdict"]
     BASELINES_FIELD_NUMBER: _ClassVar[int]
     CANDIDATE_OUTPUT_CUT_FIELD_NUMBER: _ClassVar[int]
     CANDIDATE_OUTPUT_FIELD_NUMBER: _ClassVar[int]
@@ -279,6 +283,8 @@ class JobResult(_message.Message):
     GPU_FIELD_NUMBER: _ClassVar[int]
     INPUT_KEYS_CUT_FIELD_NUMBER: _ClassVar[int]
     INPUT_KEYS_FIELD_NUMBER: _ClassVar[int]
+    KERNELS_CUT_FIELD_NUMBER: _ClassVar[int]
+    KERNELS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     RUN_MS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
@@ -298,6 +304,8 @@ class JobResult(_message.Message):
     gpu: str
     input_keys: _containers.RepeatedCompositeFieldContainer[InputKey]
     input_keys_cut: int
+    kernels: _containers.RepeatedCompositeFieldContainer[KernelResources]
+    kernels_cut: int
     message: str
     run_ms: float
     seed: int
@@ -305,7 +313,31 @@ class JobResult(_message.Message):
     tests: _containers.RepeatedCompositeFieldContainer[TestOutcome]
     timings: _containers.RepeatedCompositeFieldContainer[ShapeTiming]
     verdict: Verdict
-    def __init__(self, verdict: _Optional[_Union[Verdict, str]] = ..., message: _Optional[str] = ..., compile_log: _Optional[str] = ..., compile_ms: _Optional[float] = ..., cubin_cache_hit: bool = ..., seed: _Optional[int] = ..., tests: _Optional[_Iterable[_Union[TestOutcome, _Mapping]]] = ..., timings: _Optional[_Iterable[_Union[ShapeTiming, _Mapping]]] = ..., speedups: _Optional[_Iterable[_Union[Speedup, _Mapping]]] = ..., gpu: _Optional[str] = ..., cuda_error: _Optional[str] = ..., run_ms: _Optional[float] = ..., flags: _Optional[_Iterable[str]] = ..., candidate_output: _Optional[str] = ..., candidate_output_cut: _Optional[int] = ..., default_denominator: _Optional[_Union[Denominator, _Mapping]] = ..., baselines: _Optional[_Iterable[_Union[BaselineTiming, _Mapping]]] = ..., input_keys: _Optional[_Iterable[_Union[InputKey, _Mapping]]] = ..., input_keys_cut: _Optional[int] = ...) -> None: ...
+    def __init__(self, verdict: _Optional[_Union[Verdict, str]] = ..., message: _Optional[str] = ..., compile_log: _Optional[str] = ..., compile_ms: _Optional[float] = ..., cubin_cache_hit: bool = ..., seed: _Optional[int] = ..., tests: _Optional[_Iterable[_Union[TestOutcome, _Mapping]]] = ..., timings: _Optional[_Iterable[_Union[ShapeTiming, _Mapping]]] = ..., speedups: _Optional[_Iterable[_Union[Speedup, _Mapping]]] = ..., gpu: _Optional[str] = ..., cuda_error: _Optional[str] = ..., run_ms: _Optional[float] = ..., flags: _Optional[_Iterable[str]] = ..., candidate_output: _Optional[str] = ..., candidate_output_cut: _Optional[int] = ..., default_denominator: _Optional[_Union[Denominator, _Mapping]] = ..., baselines: _Optional[_Iterable[_Union[BaselineTiming, _Mapping]]] = ..., input_keys: _Optional[_Iterable[_Union[InputKey, _Mapping]]] = ..., input_keys_cut: _Optional[int] = ..., kernels: _Optional[_Iterable[_Union[KernelResources, _Mapping]]] = ..., kernels_cut: _Optional[int] = ...) -> None: ...
+
+class KernelResources(_message.Message):
+    __slots__ = ["barriers", "dynamic_shared_bytes", "local_bytes", "max_threads_per_block", "name", "plan_names", "registers", "spill_load_bytes", "spill_store_bytes", "static_shared_bytes"]
+    BARRIERS_FIELD_NUMBER: _ClassVar[int]
+    DYNAMIC_SHARED_BYTES_FIELD_NUMBER: _ClassVar[int]
+    LOCAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_THREADS_PER_BLOCK_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PLAN_NAMES_FIELD_NUMBER: _ClassVar[int]
+    REGISTERS_FIELD_NUMBER: _ClassVar[int]
+    SPILL_LOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
+    SPILL_STORE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    STATIC_SHARED_BYTES_FIELD_NUMBER: _ClassVar[int]
+    barriers: int
+    dynamic_shared_bytes: int
+    local_bytes: int
+    max_threads_per_block: int
+    name: str
+    plan_names: _containers.RepeatedScalarFieldContainer[str]
+    registers: int
+    spill_load_bytes: int
+    spill_store_bytes: int
+    static_shared_bytes: int
+    def __init__(self, name: _Optional[str] = ..., plan_names: _Optional[_Iterable[str]] = ..., registers: _Optional[int] = ..., spill_store_bytes: _Optional[int] = ..., spill_load_bytes: _Optional[int] = ..., static_shared_bytes: _Optional[int] = ..., local_bytes: _Optional[int] = ..., max_threads_per_block: _Optional[int] = ..., dynamic_shared_bytes: _Optional[int] = ..., barriers: _Optional[int] = ...) -> None: ...
 
 class LeaseJobRequest(_message.Message):
     __slots__ = ["wait_ms", "worker_id"]
@@ -392,6 +424,16 @@ class Mismatch(_message.Message):
     tensor: str
     def __init__(self, tensor: _Optional[str] = ..., index: _Optional[int] = ..., expected: _Optional[float] = ..., actual: _Optional[float] = ...) -> None: ...
 
+class PassAtK(_message.Message):
+    __slots__ = ["fast_p", "fraction", "k"]
+    FAST_P_FIELD_NUMBER: _ClassVar[int]
+    FRACTION_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    fast_p: _containers.RepeatedCompositeFieldContainer[FastP]
+    fraction: float
+    k: int
+    def __init__(self, k: _Optional[int] = ..., fraction: _Optional[float] = ..., fast_p: _Optional[_Iterable[_Union[FastP, _Mapping]]] = ...) -> None: ...
+
 class Problem(_message.Message):
     __slots__ = ["bench_shapes", "description", "level", "name", "needs_pytorch", "prompt", "sizes", "spec_toml", "starter_file", "tensors", "test_shapes", "title"]
     BENCH_SHAPES_FIELD_NUMBER: _ClassVar[int]
@@ -420,8 +462,32 @@ class Problem(_message.Message):
     title: str
     def __init__(self, name: _Optional[str] = ..., level: _Optional[int] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., sizes: _Optional[_Iterable[str]] = ..., tensors: _Optional[_Iterable[_Union[TensorInfo, _Mapping]]] = ..., spec_toml: _Optional[str] = ..., starter_file: _Optional[str] = ..., test_shapes: _Optional[_Iterable[str]] = ..., bench_shapes: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ..., needs_pytorch: bool = ...) -> None: ...
 
+class ProblemSetStats(_message.Message):
+    __slots__ = ["correctness", "fast_p", "geomean_speedup", "judged", "pass_at_k", "problems", "unsubmitted", "unsubmitted_problems", "with_speedup"]
+    CORRECTNESS_FIELD_NUMBER: _ClassVar[int]
+    FAST_P_FIELD_NUMBER: _ClassVar[int]
+    GEOMEAN_SPEEDUP_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_FIELD_NUMBER: _ClassVar[int]
+    PASS_AT_K_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    UNSUBMITTED_FIELD_NUMBER: _ClassVar[int]
+    UNSUBMITTED_PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    WITH_SPEEDUP_FIELD_NUMBER: _ClassVar[int]
+    correctness: float
+    fast_p: _containers.RepeatedCompositeFieldContainer[FastP]
+    geomean_speedup: float
+    judged: int
+    pass_at_k: _containers.RepeatedCompositeFieldContainer[PassAtK]
+    problems: int
+    unsubmitted: int
+    unsubmitted_problems: _containers.RepeatedScalarFieldContainer[str]
+    with_speedup: int
+    def __init__(self, problems: _Optional[int] = ..., judged: _Optional[int] = ..., unsubmitted: _Optional[int] = ..., correctness: _Optional[float] = ..., fast_p: _Optional[_Iterable[_Union[FastP, _Mapping]]] = ..., geomean_speedup: _Optional[float] = ..., with_speedup: _Optional[int] = ..., pass_at_k: _Optional[_Iterable[_Union[PassAtK, _Mapping]]] = ..., unsubmitted_problems: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class ProblemStats(_message.Message):
-    __slots__ = ["correct", "denominator", "fast_p", "geomean_speedup", "gpu", "jobs", "problem", "torch_eager_geomean_speedup", "torch_eager_with_speedup", "with_speedup"]
+    __slots__ = ["compile_only_jobs", "compiled", "correct", "denominator", "fast_p", "geomean_speedup", "gpu", "jobs", "problem", "torch_eager_geomean_speedup", "torch_eager_with_speedup", "unsubmitted", "with_speedup"]
+    COMPILED_FIELD_NUMBER: _ClassVar[int]
+    COMPILE_ONLY_JOBS_FIELD_NUMBER: _ClassVar[int]
     CORRECT_FIELD_NUMBER: _ClassVar[int]
     DENOMINATOR_FIELD_NUMBER: _ClassVar[int]
     FAST_P_FIELD_NUMBER: _ClassVar[int]
@@ -431,7 +497,10 @@ class ProblemStats(_message.Message):
     PROBLEM_FIELD_NUMBER: _ClassVar[int]
     TORCH_EAGER_GEOMEAN_SPEEDUP_FIELD_NUMBER: _ClassVar[int]
     TORCH_EAGER_WITH_SPEEDUP_FIELD_NUMBER: _ClassVar[int]
+    UNSUBMITTED_FIELD_NUMBER: _ClassVar[int]
     WITH_SPEEDUP_FIELD_NUMBER: _ClassVar[int]
+    compile_only_jobs: int
+    compiled: int
     correct: int
     denominator: Denominator
     fast_p: _containers.RepeatedCompositeFieldContainer[FastP]
@@ -441,8 +510,9 @@ class ProblemStats(_message.Message):
     problem: str
     torch_eager_geomean_speedup: float
     torch_eager_with_speedup: int
+    unsubmitted: bool
     with_speedup: int
-    def __init__(self, problem: _Optional[str] = ..., gpu: _Optional[str] = ..., denominator: _Optional[_Union[Denominator, _Mapping]] = ..., jobs: _Optional[int] = ..., correct: _Optional[int] = ..., with_speedup: _Optional[int] = ..., geomean_speedup: _Optional[float] = ..., fast_p: _Optional[_Iterable[_Union[FastP, _Mapping]]] = ..., torch_eager_geomean_speedup: _Optional[float] = ..., torch_eager_with_speedup: _Optional[int] = ...) -> None: ...
+    def __init__(self, problem: _Optional[str] = ..., gpu: _Optional[str] = ..., denominator: _Optional[_Union[Denominator, _Mapping]] = ..., jobs: _Optional[int] = ..., correct: _Optional[int] = ..., with_speedup: _Optional[int] = ..., geomean_speedup: _Optional[float] = ..., fast_p: _Optional[_Iterable[_Union[FastP, _Mapping]]] = ..., torch_eager_geomean_speedup: _Optional[float] = ..., torch_eager_with_speedup: _Optional[int] = ..., compile_only_jobs: _Optional[int] = ..., compiled: _Optional[int] = ..., unsubmitted: bool = ...) -> None: ...
 
 class ProblemSummary(_message.Message):
     __slots__ = ["level", "name", "needs_pytorch", "title"]
@@ -503,6 +573,30 @@ class ReleaseJobRequest(_message.Message):
 class ReleaseJobResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class ReloadProblemsRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ReloadProblemsResponse(_message.Message):
+    __slots__ = ["added", "added_names", "changed", "changed_names", "removed", "removed_names", "rerouted_jobs", "total"]
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    ADDED_NAMES_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_NAMES_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_NAMES_FIELD_NUMBER: _ClassVar[int]
+    REROUTED_JOBS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    added: int
+    added_names: _containers.RepeatedScalarFieldContainer[str]
+    changed: int
+    changed_names: _containers.RepeatedScalarFieldContainer[str]
+    removed: int
+    removed_names: _containers.RepeatedScalarFieldContainer[str]
+    rerouted_jobs: int
+    total: int
+    def __init__(self, added: _Optional[int] = ..., changed: _Optional[int] = ..., removed: _Optional[int] = ..., total: _Optional[int] = ..., added_names: _Optional[_Iterable[str]] = ..., changed_names: _Optional[_Iterable[str]] = ..., removed_names: _Optional[_Iterable[str]] = ..., rerouted_jobs: _Optional[int] = ...) -> None: ...
 
 class RenewLeaseRequest(_message.Message):
     __slots__ = ["job_id", "lease_token", "worker_id"]
@@ -591,7 +685,7 @@ class Speedup(_message.Message):
     def __init__(self, shape: _Optional[str] = ..., baseline: _Optional[str] = ..., speedup: _Optional[float] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ["baseline", "compile_rate", "compiled", "correct", "correctness_rate", "default_baseline", "fast_p", "geomean_speedup", "jobs", "kernelbench", "problems", "verdicts", "with_speedup"]
+    __slots__ = ["baseline", "compile_only_jobs", "compile_rate", "compiled", "correct", "correctness_rate", "default_baseline", "fast_p", "geomean_speedup", "jobs", "kernelbench", "per_problem", "problems", "verdicts", "with_speedup"]
     class VerdictsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -601,6 +695,7 @@ class Stats(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     BASELINE_FIELD_NUMBER: _ClassVar[int]
     COMPILED_FIELD_NUMBER: _ClassVar[int]
+    COMPILE_ONLY_JOBS_FIELD_NUMBER: _ClassVar[int]
     COMPILE_RATE_FIELD_NUMBER: _ClassVar[int]
     CORRECTNESS_RATE_FIELD_NUMBER: _ClassVar[int]
     CORRECT_FIELD_NUMBER: _ClassVar[int]
@@ -609,10 +704,12 @@ class Stats(_message.Message):
     GEOMEAN_SPEEDUP_FIELD_NUMBER: _ClassVar[int]
     JOBS_FIELD_NUMBER: _ClassVar[int]
     KERNELBENCH_FIELD_NUMBER: _ClassVar[int]
+    PER_PROBLEM_FIELD_NUMBER: _ClassVar[int]
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
     VERDICTS_FIELD_NUMBER: _ClassVar[int]
     WITH_SPEEDUP_FIELD_NUMBER: _ClassVar[int]
     baseline: str
+    compile_only_jobs: int
     compile_rate: float
     compiled: int
     correct: int
@@ -622,10 +719,11 @@ class Stats(_message.Message):
     geomean_speedup: float
     jobs: int
     kernelbench: Stats
+    per_problem: ProblemSetStats
     problems: _containers.RepeatedCompositeFieldContainer[ProblemStats]
     verdicts: _containers.ScalarMap[str, int]
     with_speedup: int
-    def __init__(self, jobs: _Optional[int] = ..., compiled: _Optional[int] = ..., correct: _Optional[int] = ..., compile_rate: _Optional[float] = ..., correctness_rate: _Optional[float] = ..., fast_p: _Optional[_Iterable[_Union[FastP, _Mapping]]] = ..., geomean_speedup: _Optional[float] = ..., with_speedup: _Optional[int] = ..., baseline: _Optional[str] = ..., verdicts: _Optional[_Mapping[str, int]] = ..., problems: _Optional[_Iterable[_Union[ProblemStats, _Mapping]]] = ..., default_baseline: bool = ..., kernelbench: _Optional[_Union[Stats, _Mapping]] = ...) -> None: ...
+    def __init__(self, jobs: _Optional[int] = ..., compiled: _Optional[int] = ..., correct: _Optional[int] = ..., compile_rate: _Optional[float] = ..., correctness_rate: _Optional[float] = ..., fast_p: _Optional[_Iterable[_Union[FastP, _Mapping]]] = ..., geomean_speedup: _Optional[float] = ..., with_speedup: _Optional[int] = ..., baseline: _Optional[str] = ..., verdicts: _Optional[_Mapping[str, int]] = ..., problems: _Optional[_Iterable[_Union[ProblemStats, _Mapping]]] = ..., default_baseline: bool = ..., kernelbench: _Optional[_Union[Stats, _Mapping]] = ..., compile_only_jobs: _Optional[int] = ..., per_problem: _Optional[_Union[ProblemSetStats, _Mapping]] = ...) -> None: ...
 
 class SubmitBatchItem(_message.Message):
     __slots__ = ["error", "error_code", "job", "job_id"]

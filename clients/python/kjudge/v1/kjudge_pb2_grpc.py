@@ -84,6 +84,11 @@ class ClientServiceStub(object):
                 request_serializer=kjudge_dot_v1_dot_kjudge__pb2.CancelJobRequest.SerializeToString,
                 response_deserializer=kjudge_dot_v1_dot_kjudge__pb2.Job.FromString,
                 )
+        self.ReloadProblems = channel.unary_unary(
+                '/kjudge.v1.ClientService/ReloadProblems',
+                request_serializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsRequest.SerializeToString,
+                response_deserializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsResponse.FromString,
+                )
 
 
 class ClientServiceServicer(object):
@@ -183,6 +188,12 @@ class ClientServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReloadProblems(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ClientServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -255,6 +266,11 @@ def add_ClientServiceServicer_to_server(servicer, server):
                     servicer.CancelJob,
                     request_deserializer=kjudge_dot_v1_dot_kjudge__pb2.CancelJobRequest.FromString,
                     response_serializer=kjudge_dot_v1_dot_kjudge__pb2.Job.SerializeToString,
+            ),
+            'ReloadProblems': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReloadProblems,
+                    request_deserializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsRequest.FromString,
+                    response_serializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -501,6 +517,23 @@ class ClientService(object):
         return grpc.experimental.unary_unary(request, target, '/kjudge.v1.ClientService/CancelJob',
             kjudge_dot_v1_dot_kjudge__pb2.CancelJobRequest.SerializeToString,
             kjudge_dot_v1_dot_kjudge__pb2.Job.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReloadProblems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/kjudge.v1.ClientService/ReloadProblems',
+            kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsRequest.SerializeToString,
+            kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
