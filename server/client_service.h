@@ -28,7 +28,7 @@ using ClientServiceBase = v1::ClientService::WithCallbackMethod_WatchJob<
 
 class ClientService final : public ClientServiceBase {
  public:
-  explicit ClientService(ServerState* state, StreamCaps caps = {}) : state_(state), hub_(state->events, state->jobs, caps) {}
+  explicit ClientService(ServerState* state, StreamCaps caps = {}) : state_(state), hub_(state->events, state->jobs, caps, state->capacity) {}
 
   grpc::Status ListProblems(grpc::ServerContext* context, const v1::ListProblemsRequest* request,
                             v1::ListProblemsResponse* response) override;

@@ -56,6 +56,30 @@ void JobStream::Wake(RoundReads* reads, const std::vector<int64_t>& changed, boo
   RefreshLocked(reads, changed, positions);
 }
 
+void JobStream::CapacityChanged() {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  if (writing_) {
+    dirty_capacity_ = true;  // OnWriteDone re-annotates once the writes queued before are out
+    return;
+  }
+  ReannotateLocked();
+  SendNextLocked();
+}
+
+void JobStream::ReannotateLocked() {
+  if (state_->capacity == nullptr) return;
+  for (auto& [id, job] : queued_) {
+    v1::Job again = job;
+    state_->capacity->Annotate(state_->catalog, &again);
+    std::string now = Fingerprint(again);
+    if (seen_[id] == now) continue;
+    seen_[id] = std::move(now);
+    job = again;
+    pending_.push_back(std::move(again));
+  }
+}
+
 void JobStream::OfferLocked(v1::Job job) {
   const int64_t id = std::stoll(job.id());
   if (state_->capacity != nullptr) state_->capacity->Annotate(state_->catalog, &job);
@@ -134,6 +158,10 @@ void JobStream::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
   writing_ = false;
   if (!ok || cancelled_) return FinishLocked(grpc::Status::CANCELLED);
+  if (pending_.empty() && dirty_capacity_) {
+    dirty_capacity_ = false;
+    ReannotateLocked();
+  }
   if (pending_.empty() && (!dirty_.empty() || dirty_positions_)) {
     const std::vector<int64_t> changed(dirty_.begin(), dirty_.end());
     const bool positions = dirty_positions_;

@@ -9,6 +9,8 @@
 //    jobs the hub says changed; when only queue positions moved it re-ranks the queued jobs it
 //    last sent from the round's ranks (no database read per job). Changes that arrive while a
 //    write is in flight are gathered and read once the writes queued before them are out.
+//    When the connected workers change (WatchHub), its queued jobs are sent again if their
+//    waiting_reason changed (set, cleared or reworded), without a database read per job.
 //  * EvaluateCall finishes with the job once it is DONE; its id was already sent to the client
 //    as initial metadata by the caller, so a deadline never hides it.
 //  * Both keep themselves alive (self_) until gRPC calls OnDone, then leave the hub.
@@ -41,6 +43,8 @@ class JobStream final : public grpc::ServerWriteReactor<v1::Job>, public Watcher
       : state_(state), hub_(hub), viewer_(std::move(viewer)), ids_(std::move(ids)) {}
 
   void Wake(RoundReads* reads, const std::vector<int64_t>& changed, bool positions) override;
+  // Re-annotates the queued jobs as last sent (waiting_reason) and sends those that changed.
+  void CapacityChanged() override;
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
   void OnDone() override;
@@ -51,6 +55,8 @@ class JobStream final : public grpc::ServerWriteReactor<v1::Job>, public Watcher
   void RefreshLocked(RoundReads* reads, const std::vector<int64_t>& changed, bool positions);
   // Queues `job` unless the watcher has already seen it like this.
   void OfferLocked(v1::Job job);
+  // Queues each queued job whose waiting_reason differs now from what was sent.
+  void ReannotateLocked();
   void SendNextLocked();
   void FinishLocked(const grpc::Status& status);
 
@@ -68,6 +74,7 @@ class JobStream final : public grpc::ServerWriteReactor<v1::Job>, public Watcher
   bool writing_ = false;
   std::set<int64_t> dirty_;       // changed while writing: read once the writes are out
   bool dirty_positions_ = false;  // likewise, queue positions
+  bool dirty_capacity_ = false;   // likewise, the connected workers (waiting reasons)
   bool cancelled_ = false;
   bool finished_ = false;
   std::shared_ptr<JobStream> self_;

@@ -77,7 +77,8 @@ absl::StatusOr<int64_t> RoundReads::Position(int64_t id, bool compile_only, cons
   return compile_only ? it->second.all : it->second.gpu;
 }
 
-WatchHub::WatchHub(JobEvents* events, JobStore* jobs, StreamCaps caps) : events_(events), jobs_(jobs), caps_(caps) {
+WatchHub::WatchHub(JobEvents* events, JobStore* jobs, StreamCaps caps, WorkerCapacityCache* capacity)
+    : events_(events), jobs_(jobs), caps_(caps), capacity_(capacity) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -186,6 +187,7 @@ void WatchHub::Round(int64_t* last_event) {
   }
   if (idle && !shutdown) {
     if (newest.ok()) *last_event = *newest;
+    last_capacity_.reset();
     return;
   }
   // What changed: the jobs with new events, whose owners' queues moved if they entered or left
@@ -258,6 +260,26 @@ void WatchHub::Round(int64_t* last_event) {
   std::stable_sort(order.begin(), order.end(), [](const Wakeup* a, const Wakeup* b) { return a->cost < b->cost; });
   RoundReads reads(jobs_);
   for (Wakeup* wakeup : order) wakeup->watcher->Wake(&reads, wakeup->changed, wakeup->positions);
+  if (CapacityMoved()) ReannotateAll();
+}
+
+bool WatchHub::CapacityMoved() {
+  if (capacity_ == nullptr) return false;
+  absl::StatusOr<WorkerCapacity> now = capacity_->Get();
+  if (!now.ok()) return false;  // logged where it is read for a job; tried again next round
+  const bool moved = !last_capacity_.has_value() || *last_capacity_ != *now;
+  last_capacity_ = *now;
+  return moved;
+}
+
+void WatchHub::ReannotateAll() {
+  std::vector<std::shared_ptr<Watcher>> all;
+  {
+    std::lock_guard lock(mutex_);
+    all.reserve(watchers_.size());
+    for (const auto& [raw, entry] : watchers_) all.push_back(entry.watcher);
+  }
+  for (const std::shared_ptr<Watcher>& watcher : all) watcher->CapacityChanged();
 }
 
 }  // namespace kjudge::server

@@ -20,6 +20,12 @@
 //    (a few changed ids before a thousand-job stream's re-ranking). Rounds are paced (a pause as long as the
 //    round, up to kMaxPause) so that watchers take at most about half of the database's time
 //    from Submit and the workers.
+//  * Waiting reasons follow the workers (issue 27 point 4): with a WorkerCapacityCache, each
+//    round (every JobEvents change, at least every 2 s) compares the connected workers' kinds
+//    with the last round's; when they differ (a GPU worker registered, or the last one left the
+//    connected window) every watcher's CapacityChanged runs once, after the round's wakeups, and
+//    re-annotates its queued jobs from memory (no database read per job). A round without
+//    watchers forgets the capacity, so the first round with watchers re-annotates them all.
 //  * While JobEvents is shutting down every round wakes every watcher (with nothing changed):
 //    each finishes with UNAVAILABLE unless its jobs are all done.
 //  * Remove drops the hub's reference; the watcher lives on while a Wake in flight holds one.
@@ -29,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -40,6 +47,7 @@
 #include "absl/status/status.h"
 #include "server/job_events.h"
 #include "server/job_store.h"
+#include "server/worker_capacity.h"
 
 namespace kjudge::server {
 
@@ -78,6 +86,9 @@ class Watcher {
   // queue it can see changed, so its queued jobs' positions may have moved. Sends what changed
   // for the viewer; finishes the call when done or when the server shuts down.
   virtual void Wake(RoundReads* reads, const std::vector<int64_t>& changed, bool positions) = 0;
+  // The connected workers changed: the waiting_reason of its queued jobs may have (set or
+  // cleared). Sends the jobs whose reason changed; must not block. Default: nothing to send.
+  virtual void CapacityChanged() {}
 };
 
 struct StreamCaps {
@@ -87,7 +98,8 @@ struct StreamCaps {
 
 class WatchHub {
  public:
-  WatchHub(JobEvents* events, JobStore* jobs, StreamCaps caps);
+  // `capacity` (may be null: reasons are then never re-annotated) is read once per round.
+  WatchHub(JobEvents* events, JobStore* jobs, StreamCaps caps, WorkerCapacityCache* capacity = nullptr);
   ~WatchHub();
   WatchHub(const WatchHub&) = delete;
   WatchHub& operator=(const WatchHub&) = delete;
@@ -117,10 +129,16 @@ class WatchHub {
   // One round: reads what changed since `*last_event` and wakes whom it concerns.
   void Round(int64_t* last_event);
   void FollowLocked(const Watcher* watcher, int64_t id);
+  // Whether the connected workers differ from the last round's (true when there was none).
+  bool CapacityMoved();
+  // Runs CapacityChanged on every open watcher.
+  void ReannotateAll();
 
   JobEvents* events_;
   JobStore* jobs_;
   StreamCaps caps_;
+  WorkerCapacityCache* capacity_;
+  std::optional<WorkerCapacity> last_capacity_;  // the hub thread's only
   mutable std::mutex mutex_;
   std::unordered_map<const Watcher*, Entry> watchers_;
   std::unordered_map<int64_t, std::unordered_set<const Watcher*>> by_job_;

@@ -63,6 +63,11 @@ absl::StatusOr<WorkerCapacity> WorkerCapacityCache::Get() {
   return cached_;
 }
 
+void WorkerCapacityCache::Invalidate() {
+  std::lock_guard lock(mutex_);
+  have_ = false;
+}
+
 absl::StatusOr<WorkerCapacity> WorkerCapacityCache::Read() {
   std::lock_guard lock(shared_->mutex);
   QueryLimits limits(*shared_->db, kServerReadBudget);

@@ -8,7 +8,10 @@
 // JobStore::LeaseNext: a compile-only job any worker; a GPU job (baselines-only included) a GPU
 // worker; a GPU job of a PyTorch-only problem (no reference.cu) a GPU worker with the oracle.
 // WaitingReason is "" for a job that is not queued or that some connected worker can take;
-// otherwise one sentence that says what is missing, what is connected and what to do.
+// otherwise one sentence that says what is missing, what is connected and what to do. A reason
+// follows the workers on open streams too: WatchHub re-annotates the queued jobs of every open
+// stream when the capacity changes (a worker registers: at once; one leaves the window: within
+// the hub's fallback round, about 2.5 s).
 #pragma once
 
 #include <chrono>
@@ -30,6 +33,7 @@ struct WorkerCapacity {
   int64_t compile_only = 0;  // connected workers without a GPU
   int64_t gpu = 0;           // connected GPU workers without the PyTorch oracle
   int64_t gpu_torch = 0;     // connected GPU workers with it
+  bool operator==(const WorkerCapacity&) const = default;
 };
 
 // "" when `job` is not queued or some worker counted in `capacity` can take it; else why not
@@ -47,6 +51,9 @@ class WorkerCapacityCache {
       : shared_(shared), max_age_(max_age) {}
 
   absl::StatusOr<WorkerCapacity> Get();
+  // The next Get reads the database: a worker registered (WorkerService::RegisterWorker), so
+  // the open streams' reasons (WatchHub) must not wait out max_age.
+  void Invalidate();
   // Sets job->waiting_reason (proto field 43) from the current capacity and the catalog; leaves
   // it empty when the capacity cannot be read (a database error is logged, never shown).
   void Annotate(const ProblemCatalog* catalog, v1::Job* job);

@@ -114,6 +114,9 @@ grpc::Status WorkerService::RegisterWorker(grpc::ServerContext* context,
                gpu.copy_bandwidth_gbs(), gpu.sgemm_tflops(), gpu.tf32_tflops(), gpu.fp16_tflops(), gpu.bf16_tflops());
   response->set_worker_id(record->id);
   response->set_lease_seconds(lease_seconds_);
+  // A new worker may serve jobs that waited: open streams learn it this round (WatchHub).
+  if (state_->capacity != nullptr) state_->capacity->Invalidate();
+  state_->events->Notify();
   return grpc::Status::OK;
 }
 

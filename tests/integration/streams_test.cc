@@ -279,7 +279,10 @@ TEST(Streams, OneTenantWatchingThousandsOfQueuedJobsDoesNotDelayAnothersDone) {
   cluster.StartServer({"--require-auth", "--submit-rate", "0"});
   ApiClient alice_api(cluster, alice), bob_api(cluster, bob);
 
-  // Alice's jobs need a GPU and the only worker compiles: they stay queued, all watched.
+  // Alice's jobs need a GPU and the only worker compiles: they stay queued, all watched. The
+  // worker registers first: a worker that connects later changes her jobs' waiting_reason
+  // ("no worker is connected" -> "1 compile-only worker"), which her streams are sent.
+  StubWorker worker(cluster, worker_key, /*compile_only=*/true);
   v1::SubmitRequest gpu_job = ReluRequest();
   gpu_job.set_compile_only(false);
   const std::vector<std::string> watched = SubmitMany(alice_api, gpu_job, kFairnessWatched);
@@ -296,7 +299,6 @@ TEST(Streams, OneTenantWatchingThousandsOfQueuedJobsDoesNotDelayAnothersDone) {
 
   // Bob's compile-only jobs, one at a time: watched, leased, completed; how long from the
   // completion to Bob's watcher reading DONE.
-  StubWorker worker(cluster, worker_key, /*compile_only=*/true);
   std::vector<double> latency_ms;
   for (int round = 0; round < kFairnessRounds; ++round) {
     v1::SubmitResponse job;
