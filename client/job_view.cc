@@ -115,6 +115,35 @@ void PrintBaselines(const v1::JobResult& result, std::ostream& out) {
   }
 }
 
+// A kernel's name for a person: the plan's name expressions that lowered to it, else its
+// lowered name; control bytes blanked (the server caps the texts already).
+std::string KernelLabel(const v1::KernelResources& kernel) {
+  std::string label;
+  for (const std::string& name : kernel.plan_names()) absl::StrAppend(&label, label.empty() ? "" : ", ", name);
+  if (label != kernel.name()) label = label.empty() ? kernel.name() : absl::StrCat(label, " (", kernel.name(), ")");
+  for (char& c : label) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return label;
+}
+
+// Each compiled kernel's resources (JobResult.kernels: ptxas' report, no GPU needed).
+void PrintKernels(const v1::JobResult& result, std::ostream& out) {
+  if (result.kernels().empty()) return;
+  out << "  kernels (per thread: registers, spill stores/loads, local; per block: shared, threads):\n";
+  for (const v1::KernelResources& k : result.kernels()) {
+    out << absl::StrFormat("    %s: %d registers, spills %d/%d B, local %d B, shared %d B static + %d B dynamic, "
+                           "max %d threads/block\n",
+                           KernelLabel(k), k.registers(), k.spill_store_bytes(), k.spill_load_bytes(),
+                           k.local_bytes(), k.static_shared_bytes(), k.dynamic_shared_bytes(),
+                           k.max_threads_per_block());
+  }
+  if (result.kernels_cut() > 0) {
+    out << absl::StrFormat("    ... and %d more kernels, not listed (at most %d are)\n", result.kernels_cut(),
+                           result.kernels_size());
+  }
+}
+
 }  // namespace
 
 std::string WaitingReasonText(const v1::Job& job) {
@@ -156,6 +185,7 @@ void PrintReport(const v1::Job& job, std::ostream& out) {
     out << absl::StrFormat("  compiled in %.0f ms%s\n", result.compile_ms(),
                            result.cubin_cache_hit() ? " (cubin cache hit)" : "");
   }
+  PrintKernels(result, out);
   if (result.verdict() == v1::COMPILE_ERROR && !result.compile_log().empty()) {
     out << "  compile log:\n" << result.compile_log() << "\n";
   }

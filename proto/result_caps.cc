@@ -70,6 +70,17 @@ uint64_t CapResultText(v1::JobResult* result, const ResultTextCaps& caps) {
     flags->DeleteSubrange(static_cast<int>(caps.flags), flags->size() - static_cast<int>(caps.flags));
   }
   for (std::string& flag : *flags) cut += CapTextInPlace(&flag, caps.flag);
+  auto* kernels = result->mutable_kernels();
+  if (static_cast<size_t>(kernels->size()) > caps.kernels) {
+    const int keep = static_cast<int>(caps.kernels);
+    for (int i = keep; i < kernels->size(); ++i) cut += (*kernels)[i].ByteSizeLong();
+    result->set_kernels_cut(result->kernels_cut() + (kernels->size() - keep));
+    kernels->DeleteSubrange(keep, kernels->size() - keep);
+  }
+  for (v1::KernelResources& kernel : *kernels) {
+    cut += CapTextInPlace(kernel.mutable_name(), caps.kernel_name);
+    for (std::string& name : *kernel.mutable_plan_names()) cut += CapTextInPlace(&name, caps.kernel_name);
+  }
   const uint64_t output_cut = CapTextInPlace(result->mutable_candidate_output(), caps.candidate_output);
   if (output_cut > 0) {
     result->set_candidate_output_cut(result->candidate_output_cut() + static_cast<int64_t>(output_cut));

@@ -36,6 +36,8 @@ struct ResultTextCaps {
   size_t candidate_output = 64 << 10;  // the judge's own kMaxCandidateOutput
   size_t flag = 512;
   size_t flags = 64;
+  size_t kernels = 64;                 // JobResult.kernels kept (the rest counted in kernels_cut)
+  size_t kernel_name = 300;            // a kernel's name and each of its plan_names
 };
 
 // text capped to max_bytes, the note included.

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -84,6 +86,8 @@ std::string EncodeResponse(const ProtocolResponse& response) {
   doc["limit_hit"] = response.limit_hit;
   doc["sandbox"] = response.sandbox;
   doc["compile_ms"] = response.compile_ms;
+  doc["kernels"] = KernelsToJson(response.kernels);
+  doc["kernels_cut"] = response.kernels_cut;
   return ToCbor(doc);
 }
 
@@ -99,8 +103,15 @@ absl::StatusOr<ProtocolResponse> DecodeResponse(std::string_view payload) {
                          Get(*doc, "message", &response.message),
                          Get(*doc, "limit_hit", &response.limit_hit),
                          Get(*doc, "sandbox", &response.sandbox),
-                         Get(*doc, "compile_ms", &response.compile_ms)}) {
+                         Get(*doc, "compile_ms", &response.compile_ms),
+                         Get(*doc, "kernels_cut", &response.kernels_cut)}) {
     if (!s.ok()) return s;
+  }
+  response.kernels_cut = std::max<int64_t>(0, response.kernels_cut);
+  if (const auto it = doc->find("kernels"); it != doc->end()) {
+    std::optional<std::vector<KernelResources>> kernels = KernelsFromJson(*it, &response.kernels_cut);
+    if (!kernels) return absl::InvalidArgumentError("compile protocol: kernels is not a list of kernel records");
+    response.kernels = *std::move(kernels);
   }
   if (const auto it = doc->find("cubin"); it != doc->end()) {
     if (!it->is_binary()) return absl::InvalidArgumentError("compile protocol: cubin is not bytes");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "worker/compiler/ptxas_report.h"
 
 namespace kjudge::compiler {
 
@@ -47,6 +48,10 @@ struct ProtocolResponse {
   std::string limit_hit;       // "" or one of the kLimit* names
   std::string sandbox;         // how the compile was confined, e.g. "landlock abi 7, seccomp, uid 65534"
   double compile_ms = 0.0;     // NVRTC time inside the compiler
+  // Each kernel's resources (ptxas_report.h); decoding caps them at kMaxReportedKernels (the
+  // rest added to kernels_cut) and re-applies SafeKernelName: the peer compiled hostile code.
+  std::vector<KernelResources> kernels;
+  int64_t kernels_cut = 0;
 };
 
 std::string EncodeRequest(const ProtocolRequest& request);

@@ -154,6 +154,8 @@ ProtocolResponse Compile(const Flags& flags, const ProtocolRequest& request) {
       response.success = true;
       response.cubin = std::move(outcome->program.cubin);
       response.lowered_names = std::move(outcome->program.lowered_names);
+      response.kernels = std::move(outcome->program.kernels);
+      response.kernels_cut = outcome->program.kernels_cut;
     }
   }
   if (response.limit_hit == kLimitMemory) {

@@ -475,6 +475,8 @@ absl::StatusOr<runner::CompileOutcome> SandboxedCompiler::Compile(
   }
   outcome.program.cubin = std::move(response->cubin);
   outcome.program.lowered_names = std::move(response->lowered_names);
+  outcome.program.kernels = std::move(response->kernels);
+  outcome.program.kernels_cut = response->kernels_cut;
   if (outcome.success && outcome.program.lowered_names.size() != request.name_expressions.size()) {
     for (const std::string& expr : request.name_expressions) {
       if (outcome.program.lowered_names.count(expr) == 0) {

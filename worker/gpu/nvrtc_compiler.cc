@@ -100,7 +100,8 @@ std::string CudaIncludeDir() {
 std::vector<std::string> NvrtcOptions(std::string_view arch,
                                       const std::vector<std::string>& extra_include_dirs) {
   const std::string include = CudaIncludeDir();
-  std::vector<std::string> options = {Cat("--gpu-architecture=", arch), "-std=c++17", "-lineinfo"};
+  std::vector<std::string> options = {Cat("--gpu-architecture=", arch), "-std=c++17", "-lineinfo",
+                                      std::string(compiler::kPtxasVerboseOption)};
   // kjudge's own headers first: its <cub/cub.cuh>, <cuda.h> and host-only #error headers must
   // win over the CUDA include tree's (worker/compiler/std_headers/README.md).
   for (const std::string& dir : extra_include_dirs) options.push_back(Cat("--include-path=", dir));
@@ -177,7 +178,9 @@ absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
   ProgramHandle prog = std::move(run.prog);
 
   CompileOutcome outcome;
-  outcome.log = ProgramLog(prog.get());
+  // ptxas' -v report becomes numbers; the log keeps what NVRTC writes without -v.
+  compiler::PtxasReport report = compiler::SplitPtxasReport(ProgramLog(prog.get()));
+  outcome.log = std::move(report.log);
   if (result == NVRTC_ERROR_COMPILATION || result == NVRTC_ERROR_INVALID_OPTION) {
     outcome.message = FailureMessage(request, outcome.log);
   } else {
@@ -185,6 +188,8 @@ absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
     KJ_ASSIGN_OR_RETURN(outcome.program.cubin, ReadCubin(prog.get()));
     KJ_ASSIGN_OR_RETURN(outcome.program.lowered_names,
                         LoweredNames(prog.get(), request.name_expressions));
+    outcome.program.kernels = std::move(report.kernels);
+    outcome.program.kernels_cut = report.kernels_cut;
     outcome.success = true;
   }
   outcome.compile_ms = std::chrono::duration<double, std::milli>(

@@ -8,7 +8,8 @@
 // --include-path for extra_include_dirs (kjudge's std_headers: searched first), then the CUDA
 // include dir (CUDA_HOME/include if CUDA_HOME is set, else /usr/local/cuda/include) and its
 // cccl/ subdirectory when present. No -O3 (NVRTC 13 rejects
-// it; device optimisation is the default) and no -rdc. Every name expression is registered
+// it; device optimisation is the default) and no -rdc. --ptxas-options=-v: its report becomes
+// program.kernels and is taken out of the log (compiler::SplitPtxasReport). Every name expression is registered
 // with nvrtcAddNameExpression and its lowered (mangled) name returned. Thread-compatible.
 #pragma once
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "worker/compiler/ptxas_report.h"
 
 namespace kjudge::runner {
 
@@ -32,6 +34,10 @@ struct CompileRequest {
 struct CompiledProgram {
   std::string cubin;
   std::map<std::string, std::string> lowered_names;  // name expression -> lowered name
+  // Each kernel's resources, from ptxas' -v report (worker/compiler/ptxas_report.h), at most
+  // compiler::kMaxReportedKernels; kernels_cut counts the rest.
+  std::vector<compiler::KernelResources> kernels;
+  int64_t kernels_cut = 0;
 };
 
 struct CompileOutcome {

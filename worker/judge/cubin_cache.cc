@@ -91,6 +91,16 @@ std::optional<CompiledProgram> ParseEntry(const std::string& cubin, const std::s
     if (!lowered.is_string()) return std::nullopt;
     program.lowered_names[expr] = lowered.get<std::string>();
   }
+  // Entries from before kernel resources were reported have none (their key differs anyway).
+  if (const auto kernels = meta.find("kernels"); kernels != meta.end()) {
+    std::optional<std::vector<compiler::KernelResources>> parsed =
+        compiler::KernelsFromJson(*kernels, &program.kernels_cut);
+    if (!parsed) return std::nullopt;
+    program.kernels = *std::move(parsed);
+  }
+  if (const auto cut = meta.find("kernels_cut"); cut != meta.end() && cut->is_number_integer()) {
+    program.kernels_cut += std::max<int64_t>(0, cut->get<int64_t>());
+  }
   return program;
 }
 
@@ -211,6 +221,8 @@ void CubinCache::Store(const std::string& key, const CompiledProgram& program) c
   meta["cubin_size"] = program.cubin.size();
   meta["cubin_sha256"] = Sha256Hex(program.cubin);
   meta["lowered_names"] = program.lowered_names;
+  meta["kernels"] = compiler::KernelsToJson(program.kernels);
+  meta["kernels_cut"] = program.kernels_cut;
   const std::string json = meta.dump();
   if (program.cubin.size() + json.size() > max_bytes_) {
     spdlog::info("cubin cache: entry {} ({} bytes) is larger than the whole cache bound ({}); not stored",

@@ -3,7 +3,7 @@
 // Contract: Key() = sha256 over (source, NVRTC options joined by '\n', arch, NVRTC version,
 // sorted+deduplicated name expressions), each field length-prefixed so no two inputs collide.
 // An entry is two files, <key>.cubin and <key>.json ({"cubin_sha256", "cubin_size",
-// "lowered_names"}); each is written to a temporary file and renamed into place, the JSON last,
+// "lowered_names", "kernels", "kernels_cut": each kernel's resources, compiler/ptxas_report.h); each is written to a temporary file and renamed into place, the JSON last,
 // so a reader never sees a half-written entry. Lookup() returns nullopt on a miss and also on
 // any unreadable or inconsistent entry (corrupt file, size or digest mismatch): a corrupt entry
 // is just a miss and is overwritten by the next Store(). A disabled cache (empty dir) always

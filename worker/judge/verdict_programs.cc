@@ -9,6 +9,7 @@
 #include "worker/gpu/runner_error.h"
 #include "worker/gpu/str_util.h"
 #include "worker/judge/host_values.h"
+#include "worker/judge/kernel_report.h"
 #include "worker/judge/verdict_protocol_internal.h"
 
 namespace kjudge::runner {
@@ -46,6 +47,9 @@ absl::Status VerdictProtocol::CompileCandidate() {
   result->set_compile_ms(candidate_.compile_ms);
   result->set_cubin_cache_hit(candidate_.cache_hit);
   result->set_compile_log(candidate_.log);
+  if (candidate_.success) {
+    ReportKernels(candidate_.program, setup_.candidate_plan, setup_.spec, result);
+  }
   if (!candidate_.success) return MakeRunnerError(v1::COMPILE_ERROR, candidate_.message);
   return absl::OkStatus();
 }
