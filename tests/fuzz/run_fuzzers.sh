@@ -7,9 +7,10 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-30}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_FUZZ=ON \
   -DKJUDGE_SANITIZE=ON >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_launch_plan fuzz_expression fuzz_problem_spec fuzz_untrusted_messages
+cmake --build build-fuzz -j"$(nproc)" --target fuzz_launch_plan fuzz_expression fuzz_problem_spec fuzz_untrusted_messages \
+  fuzz_ptxas_report
 corpus=$(mktemp -d /tmp/kjudge-fuzz.XXXXXX)
-mkdir -p "$corpus/plan" "$corpus/expression" "$corpus/spec" "$corpus/messages"
+mkdir -p "$corpus/plan" "$corpus/expression" "$corpus/spec" "$corpus/messages" "$corpus/ptxas"
 # Seeds for the untrusted messages: a first byte 0 (SubmitRequest) or 1 (JobResult), then the
 # serialized message, made with the Python client's committed stubs (Debian's python3 has grpcio
 # and protobuf; without them the target starts from nothing).
@@ -29,6 +30,7 @@ open(f"{out}/result", "wb").write(b"\x01" + result.SerializeToString())
 PY
 cp tests/fuzz/corpus/plan/* "$corpus/plan/"
 cp tests/fuzz/corpus/expression/* "$corpus/expression/"
+cp tests/fuzz/corpus/ptxas/* "$corpus/ptxas/"
 i=0
 for spec in $(find problems -name problem.toml | sort); do
   cp "$spec" "$corpus/spec/$((i++)).toml"
@@ -37,7 +39,7 @@ for spec in $(find problems -name problem.toml | sort); do
   [ -f "$example" ] && sed -n '/kjudge-plan/,/\*\//p' "$example" | sed '1d;$d' >"$corpus/plan/example$i.txt"
 done
 status=0
-for pair in launch_plan:plan expression:expression problem_spec:spec untrusted_messages:messages; do
+for pair in launch_plan:plan expression:expression problem_spec:spec untrusted_messages:messages ptxas_report:ptxas; do
   target=${pair%%:*}
   dir=$corpus/${pair##*:}
   echo "== fuzz_$target for ${seconds}s"
