@@ -20,7 +20,7 @@ int Refresh(CliContext& cli, const BaselinesArgs& args) {
   grpc::Status status = cli.stub->RefreshBaselines(&context, request, &response);
   if (!status.ok()) return cli.Fail(status, "refreshing baselines");
   if (cli.json) {
-    std::cout << ToJson(response) << "\n";
+    std::cout << CliJson(response) << "\n";
   } else {
     std::cout << "forgot " << response.removed() << " cached baseline(s)";
     if (response.job_ids_size() > 0) {
@@ -66,7 +66,7 @@ int Import(CliContext& cli, const BaselinesArgs& args) {
   grpc::Status status = cli.stub->ImportBaselines(&context, request, &response);
   if (!status.ok()) return cli.Fail(status, "importing baselines");
   if (cli.json) {
-    std::cout << ToJson(response) << "\n";
+    std::cout << CliJson(response) << "\n";
   } else {
     std::cout << "stored " << response.stored() << " imported baseline(s)\n";
   }
@@ -109,7 +109,7 @@ int MeasureBaselines(CliContext& cli, const MeasureBaselinesArgs& args) {
     if (args.wait) {
       if (!cli.json) std::cerr << "submitted job " << response.job_id() << " (" << problem << ")\n";
     } else if (cli.json) {
-      std::cout << ToJson(response.job()) << "\n";
+      std::cout << CliJson(response.job()) << "\n";
     } else {
       std::cout << response.job_id() << "\t" << problem << "\n";
     }
@@ -139,7 +139,7 @@ int Baselines(CliContext& cli, const BaselinesArgs& args) {
   grpc::Status status = cli.stub->ListBaselines(&context, request, &response);
   if (!status.ok()) return cli.Fail(status, "listing baselines");
   if (cli.json) {
-    std::cout << ToJson(response) << "\n";
+    std::cout << CliJson(response) << "\n";
     return kOk;
   }
   std::string hardware;

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "nlohmann/json.hpp"
+#include "proto/proto_json.h"
 #include "proto/result_caps.h"
 
 namespace kjudge::client {
@@ -94,6 +96,48 @@ int ExitCodeFor(const v1::Job& job) {
   const v1::Verdict verdict = job.result().verdict();
   return verdict == v1::CORRECT || verdict == v1::COMPILED || verdict == v1::BASELINES_MEASURED ? kOk
                                                                                              : kVerdictNotCorrect;
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps the proto's field order
+
+bool IsNumericId(const Json& value) {
+  if (!value.is_string()) return false;
+  const std::string& text = value.get_ref<const std::string&>();
+  return !text.empty() && text.size() <= 18 && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+void NumberIds(Json* node) {
+  if (node->is_array()) {
+    for (Json& item : *node) NumberIds(&item);
+    return;
+  }
+  if (!node->is_object()) return;
+  for (auto& [key, value] : node->items()) {
+    if ((key == "id" || key == "job_id") && IsNumericId(value)) {
+      value = std::stoll(value.get<std::string>());
+    } else if (key == "job_ids" && value.is_array()) {
+      for (Json& id : value) {
+        if (IsNumericId(id)) id = std::stoll(id.get<std::string>());
+      }
+    } else {
+      NumberIds(&value);
+    }
+  }
+}
+
+}  // namespace
+
+nlohmann::json JsonId(const std::string& id) {
+  return IsNumericId(Json(id)) ? nlohmann::json(std::stoll(id)) : nlohmann::json(id);
+}
+
+std::string CliJson(const google::protobuf::Message& message) {
+  Json parsed = Json::parse(ToJson(message), nullptr, false);
+  if (parsed.is_discarded()) return ToJson(message);  // never expected: ToJson writes valid JSON
+  NumberIds(&parsed);
+  return parsed.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace kjudge::client

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
+#include "nlohmann/json.hpp"
 
 namespace kjudge::client {
 
@@ -53,5 +54,13 @@ bool ParseTags(const std::vector<std::string>& tags, google::protobuf::Map<std::
 
 // Exit code for a finished job.
 int ExitCodeFor(const v1::Job& job);
+
+// The JSON `--json` prints for a message: ToJson (proto/proto_json.h: one line, snake_case, every
+// field), except that numeric ids are JSON numbers: every "id", "job_id" and "job_ids" whose
+// value is a decimal string of 1 to 18 digits (the proto carries ids as strings; scripts
+// compare them as numbers). Other strings, worker ids included, stay strings.
+std::string CliJson(const google::protobuf::Message& message);
+// One id as CliJson writes it: a number when it is a decimal id, else the string.
+nlohmann::json JsonId(const std::string& id);
 
 }  // namespace kjudge::client

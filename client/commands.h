@@ -11,6 +11,9 @@
 namespace kjudge::client {
 
 int ListProblems(CliContext& cli);
+// `kjudge problems reload` (admin): the server re-reads its problems directory; prints what was
+// added, changed and removed, or the broken problem that refused the reload (exit 1).
+int ReloadProblems(CliContext& cli);
 
 struct ProblemArgs {
   std::string name;

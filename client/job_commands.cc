@@ -24,7 +24,7 @@ bool ReadFile(const std::string& path, std::string* out) {
 
 int PrintFinished(const CliContext& cli, const v1::Job& job) {
   if (cli.json) {
-    std::cout << ToJson(job) << "\n";
+    std::cout << CliJson(job) << "\n";
   } else {
     PrintReport(job, std::cout);
   }
@@ -118,7 +118,7 @@ int Submit(CliContext& cli, const SubmitArgs& args) {
     return WaitForJob(cli, response.job_id(), args.timeout_s);
   }
   if (cli.json) {
-    std::cout << ToJson(response.job()) << "\n";
+    std::cout << CliJson(response.job()) << "\n";
   } else {
     std::cout << response.job_id() << "\n";
     std::cerr << "submitted job " << response.job_id() << "; follow it with `kjudge job " << response.job_id()
@@ -138,7 +138,7 @@ int ShowJob(CliContext& cli, const JobArgs& args) {
   if (!status.ok()) return cli.Fail(status, "reading job " + args.id);
   if (job.state() == v1::DONE) return PrintFinished(cli, job);
   if (cli.json) {
-    std::cout << ToJson(job) << "\n";
+    std::cout << CliJson(job) << "\n";
   } else {
     std::cout << ProgressLine(job) << "\n";
   }
@@ -162,7 +162,7 @@ bool ParseState(const std::string& name, v1::JobState* state) {
 
 void PrintJobLine(const CliContext& cli, const v1::Job& job) {
   if (cli.json) {
-    std::cout << ToJson(job) << "\n";
+    std::cout << CliJson(job) << "\n";
     return;
   }
   const std::string verdict = job.state() == v1::DONE ? v1::Verdict_Name(job.result().verdict())
@@ -209,7 +209,7 @@ int CancelJob(CliContext& cli, const std::string& id) {
   grpc::Status status = cli.stub->CancelJob(&context, request, &job);
   if (!status.ok()) return cli.Fail(status, "cancelling job " + id);
   if (cli.json) {
-    std::cout << ToJson(job) << "\n";
+    std::cout << CliJson(job) << "\n";
   } else {
     std::cerr << "job " << id << " cancelled\n";
   }

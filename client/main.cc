@@ -24,6 +24,10 @@ int main(int argc, char** argv) {
                "(rate limit, job or stream cap: retry later), 6 not allowed (API key missing, unknown,\n"
                "revoked or of the wrong role), 7 needs a CUDA GPU here (reproduce)."};
   app.require_subcommand(1);
+  // Global options (--json, --server, --api-key, --tls-ca) also after the subcommand:
+  // `kjudge job 5 --json` as `kjudge --json job 5`. Set before any subcommand is added (they
+  // inherit it).
+  app.fallthrough();
   app.add_option("--server", cli.server, "kjudge-server address (env KJUDGE_SERVER)")->capture_default_str();
   app.add_option("--api-key", cli.api_key, "API key (env KJUDGE_API_KEY)");
   app.add_option("--tls-ca", cli.tls_ca, "connect with TLS, trusting this CA certificate (PEM)")
@@ -35,6 +39,13 @@ int main(int argc, char** argv) {
       "list the problems: name, level, title; \"needs PyTorch\" marks problems defined only by a PyTorch\n"
       "module (reference.py, no CUDA reference), judged only by workers with the PyTorch oracle\n"
       "(--json: needs_pytorch per problem)");
+  auto* reload = problems->add_subcommand(
+      "reload",
+      "(admin) make the server re-read its problems directory (after an import) and serve it from now on;\n"
+      "every problem is checked first: one broken problem.toml refuses the reload (exit 1, naming the file\n"
+      "and the reason) and the previous catalog keeps serving. Prints the problems added, changed and\n"
+      "removed. `kill -HUP` on kjudge-server does the same; the dashboard picks it up by itself.");
+  problems->require_subcommand(0, 1);
 
   ProblemArgs problem_args;
   auto* problem = app.add_subcommand("problem", "show a problem: description, tensors, shapes");
@@ -163,6 +174,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kOk : kUsage;
   }
   if (!cli.Connect()) return kUsage;
+  if (*reload) return ReloadProblems(cli);
   if (*problems) return ListProblems(cli);
   if (*problem) return ShowProblem(cli, problem_args);
   if (*submit) return Submit(cli, submit_args);

@@ -13,7 +13,7 @@ int ListProblems(CliContext& cli) {
   grpc::Status status = cli.stub->ListProblems(&context, v1::ListProblemsRequest(), &response);
   if (!status.ok()) return cli.Fail(status, "listing problems");
   if (cli.json) {
-    std::cout << ToJson(response) << "\n";
+    std::cout << CliJson(response) << "\n";
     return kOk;
   }
   int needs_pytorch = 0;
@@ -31,6 +31,46 @@ int ListProblems(CliContext& cli) {
   return kOk;
 }
 
+namespace {
+
+void PrintNames(const char* what, int64_t count, const google::protobuf::RepeatedPtrField<std::string>& names) {
+  if (count == 0) return;
+  std::cout << what << " (" << count << "):";
+  for (const std::string& name : names) std::cout << " " << ServerText(name, 200);
+  if (count > names.size()) std::cout << " ... and " << count - names.size() << " more";
+  std::cout << "\n";
+}
+
+}  // namespace
+
+int ReloadProblems(CliContext& cli) {
+  grpc::ClientContext context;
+  cli.Prepare(&context, 120);  // a large catalog takes seconds to load and check
+  v1::ReloadProblemsResponse response;
+  grpc::Status status = cli.stub->ReloadProblems(&context, v1::ReloadProblemsRequest(), &response);
+  if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+    std::cerr << "kjudge: " << ServerText(status.error_message()) << "\n";
+    return kVerdictNotCorrect;
+  }
+  if (!status.ok()) return cli.Fail(status, "reloading the problems");
+  if (cli.json) {
+    std::cout << CliJson(response) << "\n";
+    return kOk;
+  }
+  std::cout << absl::StrFormat("%d problems served now: %d added, %d changed, %d removed\n", response.total(),
+                               response.added(), response.changed(), response.removed());
+  PrintNames("added", response.added(), response.added_names());
+  PrintNames("changed", response.changed(), response.changed_names());
+  PrintNames("removed", response.removed(), response.removed_names());
+  if (response.rerouted_jobs() > 0) {
+    std::cout << response.rerouted_jobs() << " queued jobs rerouted (their problem gained or lost a CUDA reference)\n";
+  }
+  if (response.removed() > 0) {
+    std::cout << "queued jobs of removed problems end REJECTED when a worker takes them; running ones finish\n";
+  }
+  return kOk;
+}
+
 int ShowProblem(CliContext& cli, const ProblemArgs& args) {
   grpc::ClientContext context;
   cli.Prepare(&context, 10);
@@ -40,7 +80,7 @@ int ShowProblem(CliContext& cli, const ProblemArgs& args) {
   grpc::Status status = cli.stub->GetProblem(&context, request, &problem);
   if (!status.ok()) return cli.Fail(status, "reading the problem");
   if (cli.json) {
-    std::cout << ToJson(problem) << "\n";
+    std::cout << CliJson(problem) << "\n";
   } else if (args.prompt) {
     std::cout << problem.prompt();
   } else if (args.starter) {

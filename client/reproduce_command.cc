@@ -107,7 +107,7 @@ void PrintList(const CliContext& cli, const v1::Job& job) {
       sets.push_back({{"set", key.set()}, {"shape", key.shape()}, {"regime", RegimeOf(key)},
                       {"key_hex", key.key_hex()}, {"default", i == chosen}});
     }
-    const nlohmann::json out = {{"job_id", job.id()},
+    const nlohmann::json out = {{"job_id", JsonId(job.id())},
                                 {"problem", job.problem()},
                                 {"verdict", v1::Verdict_Name(result.verdict())},
                                 {"sets", sets},

@@ -250,6 +250,7 @@ void App::Register(httplib::Server& server) {
   // A refusal here comes before the body is read: the connection is closed after it, so an
   // unread body is never taken for the next request.
   server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    catalog_->ReloadIfChanged(std::chrono::seconds(2));  // a new import shows without a restart
     if (!options_.hosts.Allows(req.get_header_value("Host"))) {
       res.set_header("Connection", "close");
       res.status = 421;
@@ -478,7 +479,7 @@ void App::Register(httplib::Server& server) {
   }));
   server.Get(R"(/problems/(.+))", page([this](const httplib::Request& req, const Caller& c, int64_t, int* status) {
     const std::string name = req.matches[1].str();
-    const server::CatalogEntry* entry = catalog_->Find(name);
+    const std::shared_ptr<const server::CatalogEntry> entry = catalog_->Find(name);
     if (entry == nullptr) return *status = 404, ErrorPage(404, absl::StrCat("no problem '", Echo(name), "' in the catalog"), c.who);
     const std::string by = req.get_param_value("by") == "model" ? "model" : "owner";
     absl::StatusOr<std::vector<v1::BaselineTiming>> baselines = queries_->Baselines(name);

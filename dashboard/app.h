@@ -41,7 +41,9 @@ struct AppOptions {
 
 class App {
  public:
-  App(Queries* queries, const server::ProblemCatalog* catalog, AppOptions options)
+  // `catalog` is re-read when its directory changes (LiveCatalog::ReloadIfChanged, checked at
+  // most every 2 s before a request is routed): a new import shows without a restart.
+  App(Queries* queries, server::LiveCatalog* catalog, AppOptions options)
       : queries_(queries), catalog_(catalog), options_(std::move(options)),
         sessions_(options_.session_lifetime_ms, options_.max_sessions) {}
 
@@ -54,7 +56,7 @@ class App {
 
  private:
   Queries* queries_;
-  const server::ProblemCatalog* catalog_;
+  server::LiveCatalog* catalog_;
   AppOptions options_;
   SessionStore sessions_;
   LoginTokens login_tokens_;

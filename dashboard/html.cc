@@ -24,6 +24,7 @@ td,th{border:1px solid #dde1e8;padding:3px 8px;text-align:left;vertical-align:to
 th{background:#eef1f5}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .cards{display:flex;gap:12px;flex-wrap:wrap}.card{background:#fff;border:1px solid #dde1e8;padding:8px 14px;min-width:120px}
 .card b{display:block;font-size:22px}pre{background:#fff;border:1px solid #dde1e8;padding:8px;overflow:auto;max-height:520px}
+pre.prose{white-space:pre-wrap;overflow-wrap:anywhere}
 .v-CORRECT,.v-COMPILED{color:#1a7f37}.v-BASELINES_MEASURED{color:#0969da}.v-WRONG_ANSWER,.v-COMPILE_ERROR,.v-RUNTIME_ERROR,.v-LAUNCH_ERROR,
 .v-INTERNAL_ERROR,.v-TIMEOUT,.v-SUSPICIOUS,.v-UNWRITTEN_OUTPUT,.v-INPUT_MODIFIED,.v-REJECTED{color:#b42318}
 .c{color:#6a737d}.s{color:#0a6b2e}.k{color:#8a2be2;font-weight:600}.m{color:#b35900}.p{color:#005cc5}

@@ -53,8 +53,9 @@ int Serve(const Options& options) {
   if (!(options.session_hours > 0 && options.session_hours <= 24 * 30)) return Usage("--session-hours must be in (0, 720]");
   absl::StatusOr<std::unique_ptr<kjudge::dashboard::Queries>> queries = kjudge::dashboard::Queries::Open(options.db);
   if (!queries.ok()) return Usage(std::string(queries.status().message()));
-  absl::StatusOr<std::unique_ptr<kjudge::server::ProblemCatalog>> catalog = kjudge::server::ProblemCatalog::Load(options.problems);
-  if (!catalog.ok()) return Usage(std::string(catalog.status().message()));
+  absl::StatusOr<std::unique_ptr<kjudge::server::ProblemCatalog>> loaded = kjudge::server::ProblemCatalog::Load(options.problems);
+  if (!loaded.ok()) return Usage(std::string(loaded.status().message()));
+  kjudge::server::LiveCatalog catalog(options.problems, std::move(*loaded));
 
   const bool tls = !options.tls_cert.empty();
   const kjudge::dashboard::ListenerLimits limits;
@@ -67,7 +68,7 @@ int Serve(const Options& options) {
   app_options.session_lifetime_ms = static_cast<int64_t>(options.session_hours * 3600 * 1000);
   app_options.hosts = options.hosts.empty() ? kjudge::dashboard::HostAllowList::ForListener(host, port)
                                             : kjudge::dashboard::HostAllowList(options.hosts);
-  kjudge::dashboard::App app(queries->get(), catalog->get(), app_options);
+  kjudge::dashboard::App app(queries->get(), &catalog, app_options);
   app.Register(*server);
   if (absl::Status bound = kjudge::dashboard::Bind(*server, host, port, limits); !bound.ok()) {
     return Usage(std::string(bound.message()));

@@ -12,6 +12,9 @@
 namespace kjudge::dashboard {
 namespace {
 
+// What a cell says where nothing was measured yet: never a zero that reads as a measurement.
+constexpr char kNotYet[] = "n/a";
+
 std::string Td(const std::string& text) { return absl::StrCat("<td>", Escape(text), "</td>"); }
 std::string TdN(const std::string& text) { return absl::StrCat("<td class=\"n\">", Escape(text), "</td>"); }
 std::string Pct(double fraction) { return absl::StrFormat("%.1f%%", fraction * 100); }
@@ -117,7 +120,7 @@ std::string JobsPage(const std::vector<v1::Job>& jobs, const JobsQuery& q, int64
                     "</td>", Td(TagsText(job)), Td(FormatAge(job.created_unix_ms(), now_ms) + " ago"), TdN(FormatUs(median)),
                     TdN(speedup > 0 ? absl::StrFormat("%.2fx vs %s", speedup, Escape(denominator)) : "-"), "</tr>");
   }
-  absl::StrAppend(&body, "</table>", jobs.empty() ? "<p>No jobs match.</p>" : "");
+  absl::StrAppend(&body, "</table>", jobs.empty() ? "<p id=\"jobs-empty\">none yet: no job matches</p>" : "");
   if (next_before_id > 0) {
     absl::StrAppend(&body, "<p><a id=\"older\" href=\"/jobs?problem=", UrlEncode(q.problem), "&verdict=", UrlEncode(q.verdict),
                     "&tag=", UrlEncode(q.tag), "&after=", UrlEncode(q.after), "&before=", UrlEncode(q.before),
@@ -281,9 +284,12 @@ std::string JobPage(const JobDetail& d, int64_t now_ms, const Who& who) {
       "</tr><tr><th>compile only</th>", Td(job.compile_only() ? "yes" : "no"), "</tr><tr><th>baselines only</th>",
       Td(job.baselines_only() ? "yes (no kernel: measures the problem's missing baselines; not in stats)" : "no"),
       "</tr><tr><th>seed</th>",
-      Td(job.state() == v1::DONE ? absl::StrCat(r.seed()) : "(revealed when done)"), "</tr><tr><th>GPU</th>", Td(r.gpu()),
+      Td(job.state() == v1::DONE ? absl::StrCat(r.seed()) : "(revealed when done)"), "</tr><tr><th>GPU</th>", Td(r.gpu().empty() ? kNotYet : r.gpu()),
       "</tr>", who.admin ? absl::StrCat("<tr><th>worker</th>", Td(job.worker()), "</tr>") : "",
-      "<tr><th>compile</th>", Td(absl::StrFormat("%.0f ms%s", r.compile_ms(), r.cubin_cache_hit() ? " (cache hit)" : "")),
+      "<tr><th>compile</th>",
+      Td(r.compile_ms() > 0 || r.cubin_cache_hit()
+             ? absl::StrFormat("%.0f ms%s", r.compile_ms(), r.cubin_cache_hit() ? " (cache hit)" : "")
+             : std::string(kNotYet)),
       "</tr><tr><th>flags</th>", Td(absl::StrJoin(r.flags(), "; ")), "</tr>",
       r.cuda_error().empty() ? "" : absl::StrCat("<tr><th>CUDA error</th>", Td(r.cuda_error()), "</tr>"), "</table>");
   std::string body =
@@ -314,7 +320,9 @@ std::string ProblemPage(const server::CatalogEntry& entry, const std::vector<v1:
                         const std::vector<LeaderboardRow>& leaderboard, const std::string& by, const Who& who) {
   const v1::Problem& p = entry.proto;
   const std::string link = absl::StrCat("/problems/", UrlEncode(p.name()));
-  std::string body = absl::StrCat("<p>", Escape(p.title()), "</p><pre>", Escape(p.description()), "</pre>",
+  // class prose: long lines wrap at the page's edge instead of running off it (issue 27 pt9).
+  std::string body = absl::StrCat("<p>", Escape(p.title()), "</p><pre class=\"prose\" id=\"description\">",
+                                  Escape(p.description()), "</pre>",
                                   "<p>Test shapes: ", Escape(absl::StrJoin(p.test_shapes(), "; ")),
                                   "<br>Bench shapes: ", Escape(absl::StrJoin(p.bench_shapes(), "; ")), "</p>");
   absl::StrAppend(&body, "<h2>Leaderboard (best CORRECT time per ", by == "model" ? "model tag" : "owner",
@@ -330,14 +338,16 @@ std::string ProblemPage(const server::CatalogEntry& entry, const std::vector<v1:
                     TdN(row.sol_percent > 0 ? absl::StrFormat("%.1f%%", row.sol_percent) : "-"), "<td><a href=\"/jobs/",
                     row.job_id, "\">", row.job_id, "</a>", row.is_public ? "" : " (private)", "</td></tr>");
   }
-  absl::StrAppend(&body, "</table><h2>Baselines per hardware key</h2><table><tr><th>hardware key</th><th>shape</th>"
+  absl::StrAppend(&body, "</table>",
+                  leaderboard.empty() ? "<p id=\"leaderboard-empty\">none yet: no CORRECT job you may see</p>" : "",
+                  "<h2>Baselines per hardware key</h2><table><tr><th>hardware key</th><th>shape</th>"
                          "<th>baseline</th><th>median</th><th>SOL%</th></tr>");
   for (const v1::BaselineTiming& b : baselines) {
     absl::StrAppend(&body, "<tr>", Td(b.hardware_key()), Td(b.shape()), Td(b.name()), TdN(FormatUs(b.timing().median_us())),
                     TdN(b.timing().sol_percent() > 0 ? absl::StrFormat("%.1f%%", b.timing().sol_percent()) : "-"), "</tr>");
   }
   absl::StrAppend(&body, "</table>", baselines.empty() ? "<p>No baselines measured yet.</p>" : "",
-                  "<h2>Prompt (what an LLM is given)</h2><pre>", Escape(p.prompt()), "</pre>");
+                  "<h2>Prompt (what an LLM is given)</h2><pre class=\"prose\">", Escape(p.prompt()), "</pre>");
   return Page(p.name(), "Problems", who.label, who.csrf, body);
 }
 
@@ -437,7 +447,8 @@ std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, c
       absl::StrAppend(&body, "<tr><td><a href=\"/runs?a=", UrlEncode(tag), "\">", Escape(tag), "</a></td>",
                       TdN(absl::StrCat(count)), "</tr>");
     }
-    return Page("Runs", "Runs", who.label, who.csrf, body + "</table>");
+    return Page("Runs", "Runs", who.label, who.csrf,
+                body + "</table>" + (tags.empty() ? "<p id=\"runs-empty\">none yet: no job carries a model or run tag</p>" : ""));
   }
   // Per-problem fast_p (KernelBench's); a run with no judged job has no curve (n/a), not a line at 0.
   std::vector<double> ps;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "server/catalog_reload.h"
 #include "server/grpc_status.h"
 #include "server/rpc_errors.h"
 #include "server/job_streams.h"
@@ -108,7 +109,7 @@ grpc::Status ClientService::GetProblem(grpc::ServerContext* context, const v1::G
                                        v1::Problem* response) {
   ApiKey caller;
   if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
-  const CatalogEntry* entry = state_->catalog->Find(request->name());
+  const std::shared_ptr<const CatalogEntry> entry = state_->catalog->Find(request->name());
   if (entry == nullptr) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
                         absl::StrCat("unknown problem '", CapText(request->name(), kMaxEchoedNameBytes),
@@ -127,7 +128,7 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContextBase* context, const Ap
                         absl::StrCat("rate limit: at most ", state_->submit_rate->rate(),
                                      " submissions per second per key; retry in ", wait_ms, " ms"));
   }
-  absl::StatusOr<NewJob> job = PrepareJob(request, *state_->catalog, state_->limits);
+  absl::StatusOr<NewJob> job = PrepareJob(request, *state_->catalog->Snapshot(), state_->limits);
   if (!job.ok()) return ToClient(job.status());
   job->api_key_id = caller.id;
   job->active_cap = state_->max_active_jobs_per_key;
@@ -158,7 +159,7 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContextBase* context, const Ap
 }
 
 void ClientService::AnnotateWaiting(v1::Job* job) {
-  if (state_->capacity != nullptr) state_->capacity->Annotate(state_->catalog, job);
+  if (state_->capacity != nullptr) state_->capacity->Annotate(state_->catalog->Snapshot().get(), job);
 }
 
 grpc::Status ClientService::LoadJob(int64_t id, const Viewer& viewer, v1::Job* job) {
@@ -371,8 +372,9 @@ grpc::Status ClientService::RefreshBaselines(grpc::ServerContext* context,
   response->set_removed(*removed);
   if (!request->run_examples()) return grpc::Status::OK;
   // Queue each problem's example: its job measures the baselines that are now missing.
-  for (const v1::ProblemSummary& summary : state_->catalog->List()) {
-    const CatalogEntry* entry = state_->catalog->Find(summary.name());
+  const std::shared_ptr<const ProblemCatalog> catalog = state_->catalog->Snapshot();  // one catalog throughout
+  for (const v1::ProblemSummary& summary : catalog->List()) {
+    const CatalogEntry* entry = catalog->Find(summary.name());
     if (summary.name().rfind(request->problem_prefix(), 0) != 0 || entry->files.example_source.empty()) continue;
     v1::SubmitRequest submit;
     submit.set_problem(summary.name());
@@ -403,6 +405,18 @@ grpc::Status ClientService::ImportBaselines(grpc::ServerContext* context,
     if (absl::Status s = state_->baselines->Put(baseline); !s.ok()) return ToClient(s);
     response->set_stored(response->stored() + 1);
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::ReloadProblems(grpc::ServerContext* context, const v1::ReloadProblemsRequest*,
+                                           v1::ReloadProblemsResponse* response) {
+  ApiKey caller;
+  if (grpc::Status status = state_->auth->Check(*context, Role::kAdmin, &caller); !status.ok()) return status;
+  absl::StatusOr<v1::ReloadProblemsResponse> reloaded = ReloadCatalog(state_);
+  if (!reloaded.ok()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, CapText(std::string(reloaded.status().message()), 4096));
+  }
+  *response = *std::move(reloaded);
   return grpc::Status::OK;
 }
 

@@ -52,6 +52,9 @@ class ClientService final : public ClientServiceBase {
                                 v1::RefreshBaselinesResponse* response) override;
   grpc::Status ImportBaselines(grpc::ServerContext* context, const v1::ImportBaselinesRequest* request,
                                v1::ImportBaselinesResponse* response) override;
+  // Admin only: re-reads the problems directory (catalog_reload.h); a broken problem refuses it.
+  grpc::Status ReloadProblems(grpc::ServerContext* context, const v1::ReloadProblemsRequest* request,
+                              v1::ReloadProblemsResponse* response) override;
 
   // Callback API: each returns a reactor that lives until its call is done.
   grpc::ServerWriteReactor<v1::Job>* WatchJob(grpc::CallbackServerContext* context,

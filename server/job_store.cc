@@ -16,6 +16,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/proto_json.h"
 #include "proto/request_checks.h"
+#include "proto/result_caps.h"
 #include "common/sha256.h"
 #include "server/tenant_text.h"
 
@@ -123,6 +124,8 @@ struct EventFacts {
 
 // Longest result message a 'finished' event copies (the whole one stays in result_json).
 constexpr size_t kEventDetailMax = 300;
+// The head of a rejected submission's source and plan that is kept (Enqueue).
+constexpr size_t kMaxRejectedTextBytes = 16 << 10;
 
 // Adds a job_events row for job `id` at `now`, taking attempt and worker from the job's row as
 // it is at this point of the caller's transaction (the caller orders it around its update).
@@ -186,10 +189,14 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   if (!retry.ok() || *retry != 0) return retry;
   if (absl::Status s = CheckCapLocked(job); !s.ok()) return s;
 
-  // A rejected submission keeps no source and no plan: only a small record of the refusal.
+  // A submission rejected at intake keeps the head of its source and plan (kMaxRejectedTextBytes
+  // each), so its owner can read what was refused (the dashboard's job page), while a stream of
+  // refusals (which never count against the active-job cap) stores little. std::string's data()
+  // is never null, so an empty one binds as '' (body refuses NULL).
   const bool done = job.immediate_result.has_value();
-  // "" (not a null view): sqlite binds a null pointer as NULL, which body refuses.
-  const std::string_view body = done ? std::string_view("") : std::string_view(job.source);
+  const std::string rejected_source = done ? CapText(job.source, kMaxRejectedTextBytes) : std::string();
+  const std::string rejected_plan = done ? CapText(job.launch_plan, kMaxRejectedTextBytes) : std::string();
+  const std::string_view body = done ? std::string_view(rejected_source) : std::string_view(job.source);
   const std::string sha = Sha256Hex(body);
   absl::StatusOr<Statement> source = db.Prepare(
       "INSERT INTO sources(sha256, body, created_unix_ms) VALUES(?, ?, ?) "
@@ -204,7 +211,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
       "created_unix_ms, finished_unix_ms, api_key_id, public, idempotency_key, request_sha256, "
       "needs_torch, baselines_only) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!insert.ok()) return insert.status();
-  insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, done ? std::string_view("") : std::string_view(job.launch_plan));
+  insert->Bind(1, job.problem).Bind(2, sha).Bind(3, job.filename).Bind(4, done ? std::string_view(rejected_plan) : std::string_view(job.launch_plan));
   insert->Bind(5, job.plan_first_line).Bind(6, job.compile_only ? 1 : 0);
   insert->Bind(7, TagsToJson(job.tags)).Bind(8, static_cast<int64_t>(job.seed));
   insert->Bind(9, done ? v1::DONE : v1::QUEUED).Bind(10, done ? v1::STAGE_DONE : v1::STAGE_QUEUED);

@@ -71,7 +71,7 @@ void JobStream::ReannotateLocked() {
   if (state_->capacity == nullptr) return;
   for (auto& [id, job] : queued_) {
     v1::Job again = job;
-    state_->capacity->Annotate(state_->catalog, &again);
+    state_->capacity->Annotate(state_->catalog->Snapshot().get(), &again);
     std::string now = Fingerprint(again);
     if (seen_[id] == now) continue;
     seen_[id] = std::move(now);
@@ -82,7 +82,7 @@ void JobStream::ReannotateLocked() {
 
 void JobStream::OfferLocked(v1::Job job) {
   const int64_t id = std::stoll(job.id());
-  if (state_->capacity != nullptr) state_->capacity->Annotate(state_->catalog, &job);
+  if (state_->capacity != nullptr) state_->capacity->Annotate(state_->catalog->Snapshot().get(), &job);
   std::string now = Fingerprint(job);
   auto seen = seen_.find(id);
   if (seen != seen_.end() && seen->second == now) return;

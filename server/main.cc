@@ -11,11 +11,13 @@ int main(int argc, char** argv) {
   // owner-only whatever umask it was started with: they hold every tenant's sources and the
   // key hashes. serve.cc narrows database files that already existed.
   ::umask(077);
-  // Block termination signals before any thread starts, so only Serve's sigwait sees them.
+  // Block termination signals (and SIGHUP: reload the catalog) before any thread starts, so only
+  // Serve's sigwait sees them.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
   kjudge::server::ServeOptions options;

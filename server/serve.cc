@@ -18,6 +18,7 @@
 #include "common/flag_file.h"
 #include "common/log.h"
 #include "nlohmann/json.hpp"
+#include "server/catalog_reload.h"
 #include "server/client_service.h"
 #include "server/migrations.h"
 #include "server/tcp_listener.h"
@@ -167,14 +168,21 @@ void ProtobufLog(google::protobuf::LogLevel level, const char* /*filename*/, int
   protobuf_log_dropped = 0;
 }
 
-int WaitForSignal() {
+// Waits for SIGINT or SIGTERM (returned: time to stop); every SIGHUP on the way reloads the
+// problem catalog (`kjudge problems reload` does the same over gRPC).
+int WaitForSignal(ServerState* state) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
-  int signal_number = 0;
-  sigwait(&set, &signal_number);
-  return signal_number;
+  sigaddset(&set, SIGHUP);
+  for (;;) {
+    int signal_number = 0;
+    sigwait(&set, &signal_number);
+    if (signal_number != SIGHUP) return signal_number;
+    spdlog::info("SIGHUP: reloading the problem catalog");
+    (void)ReloadCatalog(state);  // logs its outcome; a refused reload keeps the old catalog
+  }
 }
 
 }  // namespace
@@ -202,11 +210,12 @@ int Serve(const ServeOptions& options) {
     }
     if (options.tls_cert.empty()) listener = std::move(*bound);
   }
-  absl::StatusOr<std::unique_ptr<ProblemCatalog>> catalog = ProblemCatalog::Load(options.problems);
-  if (!catalog.ok()) {
-    spdlog::error("cannot load the problem catalog from '{}': {}", options.problems, catalog.status().message());
+  absl::StatusOr<std::unique_ptr<ProblemCatalog>> loaded = ProblemCatalog::Load(options.problems);
+  if (!loaded.ok()) {
+    spdlog::error("cannot load the problem catalog from '{}': {}", options.problems, loaded.status().message());
     return 2;
   }
+  LiveCatalog catalog(options.problems, std::move(*loaded));
   absl::StatusOr<std::unique_ptr<Database>> db = OpenMigrated(options.db_path);
   if (!db.ok()) {
     // Database::Open's sentences name the file; others (a failed migration) get it here.
@@ -233,7 +242,7 @@ int Serve(const ServeOptions& options) {
     return 2;
   }
   // Jobs queued under an older catalog are routed by what their problem is now.
-  absl::StatusOr<int64_t> rerouted = jobs.RouteQueuedJobs((*catalog)->PyTorchOnlyNames());
+  absl::StatusOr<int64_t> rerouted = jobs.RouteQueuedJobs(catalog.PyTorchOnlyNames());
   if (!rerouted.ok()) {
     spdlog::error("{}", rerouted.status().message());
     return 2;
@@ -247,7 +256,7 @@ int Serve(const ServeOptions& options) {
   Authorizer auth(&keys, options.require_auth);
   RateLimiter submit_rate(options.submit_rate, options.submit_burst);
   JobEvents events;
-  ServerState state{catalog->get(), &jobs, &workers, &baselines, &events, IntakeLimits{}, &auth,
+  ServerState state{&catalog, &jobs, &workers, &baselines, &events, IntakeLimits{}, &auth,
                     &submit_rate, options.max_active_jobs_per_key, metrics->get()};
   WorkerCapacityCache capacity(&shared);
   state.capacity = &capacity;
@@ -292,14 +301,14 @@ int Serve(const ServeOptions& options) {
   }
   absl::StatusOr<JobStore::Counts> counts = jobs.CountByState();
   spdlog::info("kjudge-server listening on {} (db {}, {} problems, {} queued, {} running; auth {}, tls {}{})",
-               options.listen, options.db_path, (*catalog)->size(), counts.ok() ? counts->queued : -1,
+               options.listen, options.db_path, catalog.size(), counts.ok() ? counts->queued : -1,
                counts.ok() ? counts->running : -1, options.require_auth ? "required" : "off",
                options.tls_cert.empty() ? "off" : "on",
                options.metrics_listen.empty() ? "" : ", metrics on http://" + options.metrics_listen + "/metrics");
 
   std::atomic<bool> stop{false};
   std::thread housekeeping(Housekeeping, &state, &stop);
-  const int signal_number = WaitForSignal();
+  const int signal_number = WaitForSignal(&state);
   spdlog::info("signal {}: shutting down (queued and running jobs stay in the database)", signal_number);
   server->GetHealthCheckService()->SetServingStatus(false);
   if (listener != nullptr) listener->Stop();

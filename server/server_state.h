@@ -16,7 +16,7 @@
 namespace kjudge::server {
 
 struct ServerState {
-  const ProblemCatalog* catalog = nullptr;
+  LiveCatalog* catalog = nullptr;  // replaced whole by `kjudge problems reload` or SIGHUP
   JobStore* jobs = nullptr;
   WorkerRegistry* workers = nullptr;
   BaselineStore* baselines = nullptr;

@@ -123,7 +123,8 @@ grpc::Status WorkerService::RegisterWorker(grpc::ServerContext* context,
 bool WorkerService::AttachProblem(const WorkerRecord& worker, LeasedJob* job) {
   v1::RunSpec* spec = &job->spec;
   const LeaseRef lease{job->id, worker.id, job->lease_token};
-  const CatalogEntry* entry = state_->catalog->Find(spec->problem());
+  // A queued job whose problem a reload removed ends REJECTED here; a running one finishes as leased.
+  const std::shared_ptr<const CatalogEntry> entry = state_->catalog->Find(spec->problem());
   if (entry == nullptr) {
     v1::JobResult result;
     result.set_verdict(v1::REJECTED);

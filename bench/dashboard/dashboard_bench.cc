@@ -204,7 +204,8 @@ int Main(const std::string& db_path, const std::string& problems_dir, int jobs) 
   Check(queries.status(), "dashboard");
   httplib::Server http;
   http.set_tcp_nodelay(true);  // as kjudge-dashboard does
-  dashboard::App app(queries->get(), catalog->get(), {true, false});
+  server::LiveCatalog live(problems_dir, std::move(*catalog));
+  dashboard::App app(queries->get(), &live, {true, false});
   app.Register(http);
   const int port = http.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { http.listen_after_bind(); });

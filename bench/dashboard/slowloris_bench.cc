@@ -133,6 +133,7 @@ int Main(const std::string& problems_dir, const std::vector<int>& counts, int pr
   Check(key.status(), "key");
   absl::StatusOr<std::unique_ptr<server::ProblemCatalog>> catalog = server::ProblemCatalog::Load(problems_dir);
   Check(catalog.status(), "catalog");
+  server::LiveCatalog live(problems_dir, std::move(*catalog));
   absl::StatusOr<std::unique_ptr<dashboard::Queries>> queries = dashboard::Queries::Open(db_path);
   Check(queries.status(), "dashboard");
 
@@ -154,7 +155,7 @@ int Main(const std::string& problems_dir, const std::vector<int>& counts, int pr
       }
       dashboard::AppOptions options;
       options.require_auth = true;
-      dashboard::App app(queries->get(), catalog->get(), options);
+      dashboard::App app(queries->get(), &live, options);
       app.Register(*http);
       if (hardened) {
         Check(dashboard::Bind(*http, "127.0.0.1", port, limits), "bind");

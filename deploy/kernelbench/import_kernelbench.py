@@ -65,7 +65,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "worker" / "oracle"))
@@ -1638,6 +1638,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="our example solutions, EXAMPLES/level<L>/<name>.cu, copied into "
                              "the problem as solution.cu with example = \"solution.cu\" "
                              "(default: problems/kernelbench/examples of this repository)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="problems imported at once, each in its own process (default: the "
+                             "number of CPU cores, here %(default)s); the files written are the "
+                             "same for every -j")
     parser.add_argument("--json", action="store_true",
                         help="print the report as JSON on stdout (progress goes to stderr)")
     return parser.parse_args(argv)
@@ -1649,17 +1653,18 @@ def main(argv: Sequence[str]) -> int:
         print("import_kernelbench.py: torch is not importable by this interpreter; run it with "
               "/usr/bin/python3 (Debian's python3-torch)", file=sys.stderr)
         return 2
-    _init_dtypes()
-    torch_compat.install()
-    torch.set_num_threads(2)  # fixed: float32 reductions split the same way on every machine
+    _init_worker()
     try:
         levels = [int(x) for x in args.levels.split(",") if x]
     except ValueError:
         print(f"--levels: expected comma-separated integers, got {args.levels!r}", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print(f"-j/--jobs: expected at least 1, got {args.jobs}", file=sys.stderr)
+        return 2
     started = time.time()
-    results: List[Imported] = []
     unreadable: List[str] = []
+    work: List[Tuple[Path, int]] = []
     for level in levels:
         folder = args.kernelbench_dir / f"level{level}"
         try:
@@ -1671,17 +1676,16 @@ def main(argv: Sequence[str]) -> int:
             unreadable.append(f"{folder}: no such folder or no *.py files in it (KERNELBENCH_DIR "
                               "must hold level1/ level2/ level3/)")
             continue
-        for path in files:
-            if args.only and path.stem not in args.only:
-                continue
-            r = import_problem(path, level, args.out, args.examples)
-            results.append(r)
-            line = f"[{r.status:8}] {r.name} ({r.seconds:.1f} s)"
-            if r.reason:
-                line += f": {r.reason}"
-            if r.gpu_only:
-                line += ": GPU-only check (test shapes too big for the CPU)"
-            print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
+        work += [(path, level) for path in files if not args.only or path.stem in args.only]
+    results: List[Imported] = []
+    for r in _import_all(work, args):
+        results.append(r)
+        line = f"[{r.status:8}] {r.name} ({r.seconds:.1f} s)"
+        if r.reason:
+            line += f": {r.reason}"
+        if r.gpu_only:
+            line += ": GPU-only check (test shapes too big for the CPU)"
+        print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
     elapsed = time.time() - started
     summary = {
         "imported": sum(r.status == "imported" for r in results),
@@ -1708,6 +1712,34 @@ def main(argv: Sequence[str]) -> int:
         for u in unreadable:
             print(f"  could not read {u}")
     return 1 if unreadable else 0
+
+
+def _init_worker() -> None:
+    """Per-process set-up, the same in the main process and in every -j worker."""
+    _init_dtypes()
+    torch_compat.install()
+    torch.set_num_threads(2)  # fixed: float32 reductions split the same way on every machine
+
+
+def _import_one(item: Tuple[Path, int, Path, Optional[Path]]) -> Imported:
+    path, level, out, examples = item
+    return import_problem(path, level, out, examples)
+
+
+def _import_all(work: List[Tuple[Path, int]], args: argparse.Namespace) -> Iterator[Imported]:
+    """Imports each (file, level) and yields the results in `work`'s order, whatever order the
+    processes finish in. Every problem is imported by one process from its file alone (fixed
+    seeds, fixed thread count, CPU budgets on estimates, never on measured time), so -j N writes
+    the same files as -j 1: only the report's timings differ."""
+    items = [(path, level, args.out, args.examples) for path, level in work]
+    if args.jobs == 1 or len(items) <= 1:
+        yield from map(_import_one, items)
+        return
+    import multiprocessing
+    # spawn, not fork: a forked child would inherit torch's thread pools mid-state.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(args.jobs, len(items)), initializer=_init_worker) as pool:
+        yield from pool.imap(_import_one, items, chunksize=1)
 
 
 def _num(stem: str) -> int:

@@ -308,6 +308,29 @@ def check_gemm_bound():
            gemm_bound.min_flops_expr("2 * M + 1") == "7 * (2 * M + 1) / 8", "min_flops_expr")
 
 
+def tree_files(root: Path) -> dict:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def check_parallel_matches_serial(parallel_out: Path, serial_out: Path, parallel_report: dict):
+    """Issue 27 pt9: -j N (here 3 processes) writes exactly the files one process (-j 1) writes,
+    and reports the problems in the same order with the same statuses."""
+    run = subprocess.run([sys.executable, IMPORTER, FIXTURES, serial_out, "--levels", "1",
+                          "--examples", EXAMPLES, "--json", "-j", "1"], capture_output=True,
+                         text=True)
+    expect(run.returncode == 0, f"-j 1 import exit 0 (rc {run.returncode}: {run.stderr[-500:]})")
+    serial = json.loads(run.stdout)
+    strip = lambda rep: [(p["name"], p["status"], p["reason"], p["gpu_only"]) for p in rep["problems"]]
+    expect(strip(serial) == strip(parallel_report),
+           f"-j 1 and -j 3 report the same problems in the same order: {strip(serial)}")
+    a, b = tree_files(parallel_out), tree_files(serial_out)
+    differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    expect(len(a) > 8 and not differ, f"-j 3 and -j 1 write identical files ({len(a)}); differ: {differ}")
+    bad = subprocess.run([sys.executable, IMPORTER, FIXTURES, serial_out, "-j", "0"],
+                         capture_output=True, text=True)
+    expect(bad.returncode == 2 and "-j" in bad.stderr, f"-j 0 is refused: {bad.stderr[-300:]}")
+
+
 def main():
     check_draw_transforms()
     check_fit_flops()
@@ -329,7 +352,8 @@ def main():
         stale.parent.mkdir(parents=True, exist_ok=True)
         stale.write_text("// an example that no longer exists\n")
         run = subprocess.run([sys.executable, IMPORTER, FIXTURES, out, "--levels", "1",
-                              "--examples", EXAMPLES, "--json"], capture_output=True, text=True)
+                              "--examples", EXAMPLES, "--json", "-j", "3"], capture_output=True,
+                             text=True)
         expect(run.returncode == 0, f"importer exit 0 (rc {run.returncode}: {run.stderr[-500:]})")
         report = json.loads(run.stdout)
         expect(report["summary"]["imported"] == 8 and report["summary"]["skipped"] == 1,
@@ -436,6 +460,8 @@ def main():
                 expect(spec["module"]["outputs"] == ["out0", "out1"], "two outputs")
                 expect(all(s["num_classes"] == 10 for s in spec["test_shapes"]),
                        "a randint bound stays fixed")
+
+        check_parallel_matches_serial(out, Path(tmp) / "serial", report)
 
         check = subprocess.run([sys.executable, CHECKER, out, "--no-gpu", "--json",
                                 Path(tmp) / "check.json"], capture_output=True, text=True)

@@ -59,7 +59,7 @@ TEST_F(ClientApi, IdempotentRetriesReturnOneJobAlsoAfterARestart) {
   CliResult one = cluster_->Cli(args);
   CliResult two = cluster_->Cli(args);
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_EQ(one.json.value("id", std::string()), two.json.value("id", std::string()));
+  EXPECT_EQ(IdText(one.json["id"]), IdText(two.json["id"]));
 }
 
 TEST_F(ClientApi, EvaluateHandsOutTheJobIdBeforeTheDeadline) {

@@ -55,6 +55,8 @@ void Cluster::KillServer(int signal) {
   server_.reset();
 }
 
+void Cluster::SignalServer(int signal) { server_->Signal(signal); }
+
 void Cluster::StartWorker(const std::vector<std::string>& extra_args, const std::string& log_name) {
   std::vector<std::string> argv = {WorkerBin(), "--server", address(), "--runner", RunnerBin(),
                                    "--cache-dir", dir_ + "/cubins", "--compile-only"};

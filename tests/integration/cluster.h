@@ -31,6 +31,8 @@ class Cluster {
   void SetProblems(const std::string& root) { problems_ = root; }
   void StartServer(const std::vector<std::string>& extra_args = {});
   void KillServer(int signal);
+  // Sends `signal` to the running server without waiting for it (SIGHUP: reload the catalog).
+  void SignalServer(int signal);
   // Starts a compile-only worker logging to `log_name` in dir() (give each concurrent worker its
   // own log; Logs() prints them all).
   void StartWorker(const std::vector<std::string>& extra_args = {}, const std::string& log_name = "worker.log");
@@ -61,5 +63,11 @@ class Cluster {
 };
 
 std::string SourcePath(const std::string& relative);
+
+// A job id as `kjudge --json` prints it (a JSON number, issue 27 pt9; a string before) as the
+// string the API and the CLI's arguments take.
+inline std::string IdText(const nlohmann::json& id) {
+  return id.is_number_integer() ? std::to_string(id.get<int64_t>()) : id.is_string() ? id.get<std::string>() : "";
+}
 
 }  // namespace kjudge::testing

@@ -276,6 +276,18 @@ class Dashboard : public ::testing::Test {
     return browser.Dom();
   }
 
+  // Signs in as `key` as Browse does, opens `path` and returns `expression`'s value there.
+  nlohmann::json EvaluateOn(const std::string& key, const std::string& path, const std::string& expression) {
+    ++browses_;
+    Chromium browser(chromium_, cluster_->dir() + "/chrome-" + std::to_string(browses_), cluster_->dir() + "/chrome.log");
+    EXPECT_TRUE(browser.ok());
+    EXPECT_TRUE(browser.Navigate("http://127.0.0.1:" + std::to_string(port_) + "/login?next=" + QueryEncode(path)));
+    EXPECT_TRUE(browser.EvaluateAndWaitForLoad(
+        "(function(){var f=document.querySelector('form[action=\"/login\"]');f.querySelector('[name=key]').value=" +
+        nlohmann::json(key).dump() + ";f.submit()})()"));
+    return browser.Evaluate(expression);
+  }
+
   std::string chromium_, db_, artifacts_, worker_id_;
   std::string alice_key_, bob_key_, admin_key_, worker_key_;
   std::unique_ptr<Cluster> cluster_;
@@ -446,7 +458,29 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
   EXPECT_NE(compile_run.find("id=\"curve-na\""), std::string::npos) << compile_run;
   EXPECT_EQ(compile_run.find("<polyline"), std::string::npos) << "no fast_p curve for a compile-only run";
   EXPECT_NE(compile_run.find("id=\"correct-rate-a\">n/a<"), std::string::npos) << compile_run;
+  // A problem set (?set=level1/): every level-1 problem counts; those without a judged job are failures.
+  const std::string with_set = Browse(admin_key_, "/runs?a=model%3Dm-a&set=level1%2F");
+  EXPECT_NE(with_set.find("id=\"pp-unsubmitted-a\""), std::string::npos) << with_set;
+  EXPECT_NE(with_set.find("with no judged job: failures)"), std::string::npos) << with_set;
   Browse(admin_key_, "/problems", "problems");
+
+  // Issue 27 pt9. A REJECTED job's page shows what was submitted (its source: the plan was missing).
+  const std::string rejected_page = Browse(bob_key_, "/jobs/" + rejected.job_id(), "job-rejected");
+  const size_t source_at = rejected_page.find("<pre id=\"source\">");
+  ASSERT_NE(source_at, std::string::npos) << rejected_page;
+  const std::string source_html = rejected_page.substr(source_at, rejected_page.find("</pre>", source_at) - source_at);
+  EXPECT_EQ(std::regex_replace(source_html, std::regex("<[^>]*>"), ""), RejectedRequest().source()) << source_html;
+  EXPECT_NE(rejected_page.find("<th>compile</th><td>n/a</td>"), std::string::npos) << "never compiled: n/a, not 0 ms";
+  // A long description wraps at the page's edge (level1/42's has a 174-character line).
+  EXPECT_EQ(EvaluateOn(admin_key_, "/problems/level1/42_Max_Pooling_2D",
+                       "(function(){var e=document.getElementById('description');"
+                       "return e.textContent.length>0&&e.scrollWidth<=e.clientWidth})()"),
+            true);
+  // Empty states say so: a problem nobody solved, a filter that matches nothing.
+  EXPECT_NE(Browse(admin_key_, "/problems/level1/42_Max_Pooling_2D").find("id=\"leaderboard-empty\">none yet"),
+            std::string::npos);
+  EXPECT_NE(Browse(admin_key_, "/jobs?verdict=TIMEOUT&tag=model%3Dnobody").find("id=\"jobs-empty\">none yet"),
+            std::string::npos);
 
   // Tenancy: alice's pages hold exactly her jobs; bob's job reads like a missing one.
   const std::string alice_jobs = Browse(alice_key_, "/jobs", "jobs-as-submitter");

@@ -59,7 +59,7 @@ TEST_F(EndToEnd, NextJobIsCompiledAheadIntoTheCache) {
     CliResult r = cluster_->Cli({"submit", SourcePath("problems/" + problem + "/solution.cu"), "--problem", problem,
                                  "--compile-only"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    ids.push_back(r.json["id"].get<std::string>());
+    ids.push_back(IdText(r.json["id"]));
   }
   cluster_->StartWorker({"--compile-ahead", "on"});
   std::vector<bool> hits;
@@ -85,7 +85,7 @@ TEST_F(EndToEnd, AJobLeasedAheadIsHandedBackWhenTheWorkerStops) {
   for (const std::string& file : {slow, SourcePath("problems/level1/19_ReLU/solution.cu")}) {
     CliResult r = cluster_->Cli({"submit", file, "--problem", "level1/19_ReLU", "--compile-only"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    ids.push_back(r.json["id"].get<std::string>());
+    ids.push_back(IdText(r.json["id"]));
   }
   cluster_->StartWorker({"--compile-ahead", "on", "--compile-timeout", "8"});
   ASSERT_TRUE(cluster_->WaitForLog("worker.log", "job " + ids[1] + ": compiled ahead", 60)) << cluster_->Logs();
@@ -110,7 +110,7 @@ TEST_F(EndToEnd, CancellingARunningJobStopsItsWorkerWhichServesTheNextJob) {
   const std::string slow = WriteSlowSource();
   CliResult submitted = cluster_->Cli({"submit", slow, "--problem", "level1/19_ReLU", "--compile-only"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
-  const std::string id = submitted.json["id"].get<std::string>();
+  const std::string id = IdText(submitted.json["id"]);
   cluster_->StartWorker();
   ASSERT_TRUE(cluster_->WaitForLog("worker.log", "job " + id + ": level1/19_ReLU", 30)) << cluster_->Logs();
   CliResult cancelled = cluster_->Cli({"cancel", id});
@@ -263,7 +263,7 @@ TEST_F(EndToEnd, JsonLogsAreOneObjectPerLineWithJobIds) {
     nlohmann::json entry = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     ASSERT_TRUE(entry.is_object()) << "not JSON: " << line;
     EXPECT_TRUE(entry.contains("ts") && entry.contains("level") && entry.contains("msg")) << line;
-    job_line = job_line || entry["msg"].get<std::string>().find("job " + r.json["id"].get<std::string>()) == 0;
+    job_line = job_line || entry["msg"].get<std::string>().find("job " + IdText(r.json["id"])) == 0;
   }
   EXPECT_GE(lines, 2);
   EXPECT_TRUE(job_line) << "no log line names the job";
@@ -281,9 +281,9 @@ TEST_F(EndToEnd, SigtermDrainsTheWorker) {
                                     "level1/19_ReLU", "--compile-only"});
   ASSERT_EQ(queued.exit_code, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_EQ(cluster_->Cli({"job", queued.json["id"]}).json["state"], "QUEUED");
+  EXPECT_EQ(cluster_->Cli({"job", IdText(queued.json["id"])}).json["state"], "QUEUED");
   cluster_->StartWorker();
-  CliResult done = cluster_->Cli({"job", queued.json["id"], "--wait", "--timeout", "60"});
+  CliResult done = cluster_->Cli({"job", IdText(queued.json["id"]), "--wait", "--timeout", "60"});
   EXPECT_EQ(Verdict(done), "COMPILED") << done.out << done.err;
 }
 
@@ -294,7 +294,7 @@ TEST_F(EndToEnd, SubmissionsSurviveKill9OfTheServer) {
                                  "level1/19_ReLU", "--compile-only", "--tag", "run=kill9"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_EQ(r.json["state"], "QUEUED");
-    ids.push_back(r.json["id"]);
+    ids.push_back(IdText(r.json["id"]));
   }
   EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 20u);
   cluster_->KillServer(SIGKILL);
@@ -321,7 +321,7 @@ TEST_F(EndToEnd, RunningJobOfAKilledWorkerIsRunAgain) {
   CliResult submitted = cluster_->Cli({"submit", SourcePath("problems/level1/23_Softmax/solution.cu"), "--problem",
                                        "level1/23_Softmax", "--compile-only"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
-  const std::string id = submitted.json["id"];
+  const std::string id = IdText(submitted.json["id"]);
   bool leased = false;
   for (int i = 0; i < 100 && !leased; ++i) {
     leased = cluster_->Cli({"job", id}).json["state"] == "RUNNING";

@@ -60,7 +60,7 @@ TEST(FaultInjection, EveryAcknowledgedSubmissionEndsWithExactlyOneResult) {
                                   30);
         if (r.exit_code == 0) {
           std::lock_guard lock(mutex);
-          acknowledged[r.json["id"].get<std::string>()] = number;
+          acknowledged[IdText(r.json["id"])] = number;
           break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));  // server down: retry

@@ -122,7 +122,7 @@ TEST_F(Reproduce, ListNamesEverySetWithShapeRegimeAndKeyAndTheDefaultIsTheFirstF
   const CommandResult json = Kjudge({"--json", "reproduce", job, "--list"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json list = nlohmann::json::parse(json.out);
-  EXPECT_EQ(list.value("job_id", ""), job);
+  EXPECT_EQ(IdText(list["job_id"]), job);
   EXPECT_EQ(list.value("problem", ""), kRelu);
   EXPECT_EQ(list.value("verdict", ""), "WRONG_ANSWER");
   ASSERT_EQ(list["sets"].size(), 3U) << json.out;
