@@ -502,14 +502,24 @@ void App::Register(httplib::Server& server) {
     // The two runs are read in parallel, each on its own connection.
     std::future<absl::StatusOr<RunStats>> pending[2];
     server::LibraryNames library;  // what each problem's default denominator may choose
-    for (const v1::ProblemSummary& p : catalog_->List()) library[p.name()] = catalog_->LibraryBaselineNames(p.name());
+    // ?set=PREFIX: the run's problem set is every catalog problem under it (unsubmitted = failed).
+    const std::string set_prefix = req.has_param("set") ? req.get_param_value("set") : "";
+    std::vector<std::string> problem_set;
+    for (const v1::ProblemSummary& p : catalog_->List()) {
+      library[p.name()] = catalog_->LibraryBaselineNames(p.name());
+      if (!set_prefix.empty() && p.name().rfind(set_prefix, 0) == 0) problem_set.push_back(p.name());
+    }
+    if (!set_prefix.empty() && problem_set.empty()) {
+      return *status = 400, ErrorPage(400, absl::StrCat("set: no problem of the catalog starts with '", Echo(set_prefix),
+                                                        "'; give a prefix such as level1/ or leave it empty"), c.who);
+    }
     for (int i = 0; i < 2; ++i) {
       const std::string text = TagParam(req, params[i]);
       if (text.empty()) continue;
       absl::StatusOr<std::map<std::string, std::string>> parsed = ParseTags(text, params[i]);
       if (!parsed.ok()) return *status = 400, ErrorPage(400, std::string(parsed.status().message()), c.who);
-      pending[i] = std::async(std::launch::async, [this, tags = *parsed, baseline, library, viewer = c.viewer] {
-        return queries_->Run(tags, baseline, library, viewer);
+      pending[i] = std::async(std::launch::async, [this, tags = *parsed, baseline, library, viewer = c.viewer, problem_set] {
+        return queries_->Run(tags, baseline, library, viewer, problem_set);
       });
     }
     for (int i = 0; i < 2; ++i) {
@@ -519,7 +529,7 @@ void App::Register(httplib::Server& server) {
       runs[i] = std::move(*run);
     }
     if (!runs[0] && runs[1]) std::swap(runs[0], runs[1]);
-    return RunsPage(*tags, runs[0], runs[1], baseline, c.who);
+    return RunsPage(*tags, runs[0], runs[1], baseline, c.who, set_prefix);
   }));
 
   // Live updates: small JSON documents the pages poll.

@@ -428,7 +428,8 @@ std::string RunColumn(const RunStats& run, const std::string& id) {
 }  // namespace
 
 std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, const std::optional<RunStats>& a,
-                     const std::optional<RunStats>& b, const std::string& baseline, const Who& who) {
+                     const std::optional<RunStats>& b, const std::string& baseline, const Who& who,
+                     const std::string& set_prefix) {
   std::string options;
   for (const auto& [tag, count] : tags) {
     absl::StrAppend(&options, "<option value=\"", Escape(tag), "\">", Escape(tag), " (", count, " jobs)</option>");
@@ -439,6 +440,7 @@ std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, c
       "\"> run B <input name=\"b\" list=\"tags\" value=\"",
       b ? Escape(absl::StrJoin(b->tags, ",", absl::PairFormatter("="))) : "",
       "\"> baseline <input name=\"baseline\" placeholder=\"each problem's default\" value=\"", Escape(baseline),
+      "\"> problem set <input name=\"set\" placeholder=\"e.g. level1/ (unsubmitted = failed)\" value=\"", Escape(set_prefix),
       "\"><button>compare</button><datalist id=\"tags\">",
       options, "</datalist></form>");
   if (!a) {

@@ -39,7 +39,8 @@ std::string ProblemPage(const server::CatalogEntry& entry, const std::vector<v1:
                         const std::vector<LeaderboardRow>& leaderboard, const std::string& by, const Who& who);
 // `a` and optionally `b` side by side; `tags`: the tag values to pick from.
 std::string RunsPage(const std::vector<std::pair<std::string, int64_t>>& tags, const std::optional<RunStats>& a,
-                     const std::optional<RunStats>& b, const std::string& baseline, const Who& who);
+                     const std::optional<RunStats>& b, const std::string& baseline, const Who& who,
+                     const std::string& set_prefix = "");
 // `csrf`: the pre-session token, sent back in a hidden field (and in the browser's cookie).
 std::string LoginPage(const std::string& error, const std::string& next, const std::string& csrf);
 std::string ErrorPage(int status, const std::string& message, const Who& who);

@@ -346,7 +346,8 @@ absl::StatusOr<std::vector<LeaderboardRow>> Queries::Leaderboard(const std::stri
 }
 
 absl::StatusOr<RunStats> Queries::Run(const std::map<std::string, std::string>& tags, const std::string& baseline,
-                                      const server::LibraryNames& library, const Viewer& viewer) {
+                                      const server::LibraryNames& library, const Viewer& viewer,
+                                      const std::vector<std::string>& problem_set) {
   absl::StatusOr<std::vector<server::JudgedResult>> results =
       Take()->jobs.FinishedResults(tags, "", server::StatsScope{viewer, /*public_only=*/false});
   if (!results.ok()) return results.status();
@@ -354,7 +355,7 @@ absl::StatusOr<RunStats> Queries::Run(const std::map<std::string, std::string>& 
   run.tags = tags;
   std::vector<double> ps;
   for (int i = 0; i <= 40; ++i) ps.push_back(i * 0.05);
-  run.stats = server::ComputeStats(*results, baseline, library, ps, &run.curve);
+  run.stats = server::ComputeStats(*results, baseline, library, ps, &run.curve, problem_set);
   return run;
 }
 

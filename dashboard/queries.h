@@ -106,8 +106,11 @@ class Queries {
                                                            const Viewer& viewer);
   // Stats of the viewer's finished jobs carrying every tag (admins: everyone's), as GetStats
   // computes them: baseline "" is each problem's default denominator, chosen among `library`.
+  // `problem_set`: the run's problems for the per-problem metrics (kernel_metrics.h: one with no
+  // judged job is a failure); empty: the problems with a judged job.
   absl::StatusOr<RunStats> Run(const std::map<std::string, std::string>& tags, const std::string& baseline,
-                               const server::LibraryNames& library, const Viewer& viewer);
+                               const server::LibraryNames& library, const Viewer& viewer,
+                               const std::vector<std::string>& problem_set = {});
   // Values of the `model` and `run` tags on the viewer's 20,000 newest jobs, with job counts.
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> RunTags(const Viewer& viewer);
 
