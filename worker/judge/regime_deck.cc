@@ -31,6 +31,24 @@ absl::StatusOr<InputRegime> DrawRegime(const std::vector<InputRegime>& regimes) 
   return regimes[*index];
 }
 
+bool TimedRegime(InputRegime regime) { return regime != InputRegime::kZeros; }
+
+std::vector<InputRegime> TimedRegimes(const std::vector<InputRegime>& drawable) {
+  std::vector<InputRegime> timed;
+  for (const InputRegime regime : drawable) {
+    if (TimedRegime(regime)) timed.push_back(regime);
+  }
+  return timed;
+}
+
+absl::StatusOr<InputRegime> RecheckRegime(const std::vector<InputRegime>& drawable) {
+  std::vector<InputRegime> untimed;
+  for (const InputRegime regime : drawable) {
+    if (!TimedRegime(regime)) untimed.push_back(regime);
+  }
+  return DrawRegime(untimed.empty() ? drawable : untimed);
+}
+
 absl::StatusOr<InputRegime> RegimeDeck::Next() {
   if (regimes_.empty()) return absl::InternalError("RegimeDeck: an empty set of regimes");
   if (remaining_.empty()) {

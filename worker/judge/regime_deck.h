@@ -5,11 +5,20 @@
 // set is generated and revealed only with the verdict (JobResult.input_keys).
 //
 // DrawRegime(): one regime uniformly from a problem's drawable set (test shapes, the bench
-// warm-up set, the re-check). RegimeDeck: the timed samples' regimes, a secret random
-// permutation of the set dealt one card per sample and reshuffled when empty, so every regime
-// is timed and checked within the first |set| samples of a bench shape, and a kernel cannot
+// warm-up set). RegimeDeck: the timed samples' regimes, a secret random permutation of the
+// timed set (TimedRegimes) dealt one card per sample and reshuffled when empty, so every timed
+// regime is timed and checked within the first |set| samples of a bench shape, and a kernel cannot
 // tell which card comes next from anything it sees (nothing in the deck comes from the job's
 // seed, the keys or any input).
+//
+// Timed or not (issue 26, sparsity): a kernel may test for zero inputs and skip work; that is
+// legitimate while its outputs stay correct, but "zeros" (half the elements exactly 0) is the
+// one regime that gives a correct kernel less work to do, and the bench sets are otherwise
+// dense. So "zeros" is never dealt to a timed sample (TimedRegimes: its times would let a
+// kernel win by being fast only on zero-heavy sets); it is checked at the bench shape instead
+// by the re-check after the timed samples, which draws among the untimed regimes when the
+// problem has any (RecheckRegime), as well as on the test shapes and the warm-up set (DrawRegime
+// over the whole set). Every other regime is timed and checked as before.
 //
 // Contract: randomness comes only from getrandom(2) (SecretKey::Draw); a failure to draw is an
 // error, never a fallback. Choices are exactly uniform (rejection sampling, no modulo bias).
@@ -41,6 +50,16 @@ absl::StatusOr<uint32_t> SecretUniform(uint32_t n);
 
 // A secret uniform choice among `regimes` (non-empty: ProblemSpec::DrawableRegimes()).
 absl::StatusOr<InputRegime> DrawRegime(const std::vector<InputRegime>& regimes);
+
+// Whether a timed sample may be drawn in `regime`: every regime but kZeros.
+bool TimedRegime(InputRegime regime);
+// The regimes of `drawable` that TimedRegime admits, in order (the timed samples' deck; it keeps
+// kDeclared, so it is never empty when `drawable` holds kDeclared, as DrawableRegimes does).
+std::vector<InputRegime> TimedRegimes(const std::vector<InputRegime>& drawable);
+// The re-check's regime at a bench shape: a secret uniform choice among the regimes of
+// `drawable` that are never timed, so that each is checked there; among all of `drawable` when
+// every one is timed.
+absl::StatusOr<InputRegime> RecheckRegime(const std::vector<InputRegime>& drawable);
 
 class RegimeDeck {
  public:

@@ -52,7 +52,10 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
   // New data at the same addresses; the reference runs first (into its own buffers), then the
   // candidate with its outputs still holding its last timed results: a kernel that caches by
   // pointer or replays whatever the output holds returns stale values.
-  KJ_ASSIGN_OR_RETURN(InputRegime regime, AnyRegime());
+  // The untimed regimes ("zeros") are checked here at the bench shape (regime_deck.h).
+  absl::StatusOr<InputRegime> drawn = RecheckRegime(setup_.spec.DrawableRegimes());
+  KJ_RETURN_IF_ERROR(AsInternal(drawn.status(), "drawing the re-check's input regime"));
+  const InputRegime regime = *drawn;
   KJ_ASSIGN_OR_RETURN(set.input, DrawInputSecret(Cat("bench ", i, " re-check"), shape, regime));
   KJ_RETURN_IF_ERROR(AsInternal(set.tensors.GenerateInputs(*env_.utilities, set.input,
                                                            env_.stream),

@@ -109,7 +109,8 @@ absl::StatusOr<InputRegime> VerdictProtocol::AnyRegime() const {
 }
 
 absl::StatusOr<InputRegime> VerdictProtocol::NextSampleRegime(size_t i) {
-  auto deck = sample_decks_.try_emplace(i, setup_.spec.DrawableRegimes()).first;
+  // "zeros" is never timed (regime_deck.h: the re-check checks it at the bench shape).
+  auto deck = sample_decks_.try_emplace(i, TimedRegimes(setup_.spec.DrawableRegimes())).first;
   absl::StatusOr<InputRegime> regime = deck->second.Next();
   KJ_RETURN_IF_ERROR(AsInternal(regime.status(), "drawing a timed sample's input regime"));
   return *regime;

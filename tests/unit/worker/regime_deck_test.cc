@@ -98,6 +98,43 @@ TEST(RegimeDeckTest, SecretUniformStaysInRange) {
   EXPECT_FALSE(SecretUniform(0).ok());
 }
 
+// Sparsity (regime_deck.h): "zeros" is never timed, so a kernel cannot win by being fast only
+// on zero-heavy sets; the re-check draws it instead, so the bench shape still checks it.
+TEST(RegimeDeckTest, ZerosIsNeverTimedButAlwaysRechecked) {
+  const std::vector<InputRegime> all = AllSeven();
+  const std::vector<InputRegime> timed = TimedRegimes(all);
+  EXPECT_EQ(timed.size(), all.size() - 1);
+  EXPECT_THAT(timed, ::testing::Not(::testing::Contains(InputRegime::kZeros)));
+  EXPECT_THAT(timed, ::testing::Contains(InputRegime::kDeclared));
+  EXPECT_FALSE(TimedRegime(InputRegime::kZeros));
+  for (InputRegime regime : all) {
+    if (regime != InputRegime::kZeros) {
+      EXPECT_TRUE(TimedRegime(regime)) << RegimeName(regime);
+    }
+  }
+  // The timed samples' deck, as the judge builds it (VerdictProtocol::NextSampleRegime): 20
+  // rounds of the six timed regimes, never a zeros card.
+  RegimeDeck deck(timed);
+  for (InputRegime card : Deal(deck, timed.size() * 20)) EXPECT_NE(card, InputRegime::kZeros);
+  // The re-check: always zeros when the problem has it, else any of its regimes.
+  for (int d = 0; d < 50; ++d) {
+    absl::StatusOr<InputRegime> recheck = RecheckRegime(all);
+    ASSERT_TRUE(recheck.ok()) << recheck.status();
+    EXPECT_EQ(*recheck, InputRegime::kZeros);
+  }
+  const std::vector<InputRegime> dense = {InputRegime::kDeclared, InputRegime::kOffset};
+  EXPECT_EQ(TimedRegimes(dense), dense);
+  std::map<InputRegime, int> seen;
+  for (int d = 0; d < 200; ++d) {
+    absl::StatusOr<InputRegime> recheck = RecheckRegime(dense);
+    ASSERT_TRUE(recheck.ok()) << recheck.status();
+    ++seen[*recheck];
+  }
+  EXPECT_EQ(seen.size(), 2U) << "without zeros the re-check draws among all the problem's regimes";
+  EXPECT_EQ(TimedRegimes({InputRegime::kDeclared, InputRegime::kZeros}),
+            std::vector<InputRegime>{InputRegime::kDeclared});
+}
+
 TEST(RegimeDeckTest, RegimeNoteNamesOnlyBentSets) {
   EXPECT_EQ(RegimeNote(InputRegime::kDeclared), "");
   EXPECT_EQ(RegimeNote(InputRegime::kLarge), ", inputs in regime 'large'");
