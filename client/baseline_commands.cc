@@ -153,6 +153,11 @@ int Baselines(CliContext& cli, const BaselinesArgs& args) {
     if (b.timing().floor_us() > 0) std::cout << absl::StrFormat("  SOL %5.1f%%", b.timing().sol_percent());
     std::cout << absl::StrFormat("  (%d samples)\n", b.timing().samples());
   }
+  if (response.baselines_size() == 0) {
+    std::cout << "none yet: no baseline measured" << (request.problem_prefix().empty() ? "" : " for these problems")
+              << "; `kjudge baselines measure PROBLEM` measures a problem's on a GPU worker\n";
+    return kOk;
+  }
   std::cerr << response.baselines_size() << " baseline(s); they are measured on first need per GPU and software"
             << " versions; --refresh measures them again\n";
   return kOk;

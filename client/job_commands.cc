@@ -191,6 +191,13 @@ int ListJobs(CliContext& cli, const JobsArgs& args) {
     grpc::Status status = cli.stub->ListJobs(&context, request, &response);
     if (!status.ok()) return cli.Fail(status, "listing jobs");
     for (const v1::Job& job : response.jobs()) PrintJobLine(cli, job);
+    if (response.jobs().empty() && request.page_token().empty() && !cli.json) {
+      std::cout << "none yet: no job" << (request.state() != v1::JOB_STATE_UNSPECIFIED || !request.problem().empty() ||
+                                                  !request.tags().empty()
+                                              ? " matches"
+                                              : "; `kjudge submit FILE --problem NAME` sends one")
+                << "\n";
+    }
     if (response.next_page_token().empty()) return kOk;
     if (!args.all) {
       std::cerr << "more: kjudge jobs --page-token " << response.next_page_token() << " (or --all)\n";

@@ -212,6 +212,18 @@ TEST(CliJson, AfterTheSubcommandWithNumericIds) {
   Cluster cluster("CliJsonAfterSubcommand");
   const std::string key = cluster.CreateKey("submitter");
   cluster.StartServer({"--require-auth"});
+  // Empty states read as such, not as a blank or a zero (issue 27 pt9).
+  const std::vector<std::string> connect = {KJUDGE_CLI_BIN, "--server", cluster.address(), "--api-key", key};
+  auto text = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> argv = connect;
+    argv.insert(argv.end(), args.begin(), args.end());
+    return kjudge::testing::Run(argv, std::chrono::seconds(60));
+  };
+  const CommandResult no_jobs = text({"jobs"});
+  EXPECT_EQ(no_jobs.exit_code, 0) << no_jobs.err;
+  EXPECT_NE(no_jobs.out.find("none yet: no job"), std::string::npos) << no_jobs.out;
+  EXPECT_NE(text({"jobs", "--problem", "level1/19_ReLU"}).out.find("none yet: no job matches"), std::string::npos);
+  EXPECT_NE(text({"baselines"}).out.find("none yet: no baseline measured"), std::string::npos);
   ApiClient api(cluster, key);
   v1::SubmitResponse submitted;
   ASSERT_TRUE(api.Submit(ReluRequest(), &submitted).ok());
