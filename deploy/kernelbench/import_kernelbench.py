@@ -50,6 +50,9 @@ How a problem is derived (docs/pytorch-problems.md section 5 has the frozen nami
     never convolutions), fitted exactly over the sizes (problems/README.md "[cost]").
   * regimes: the input regimes worker/oracle/check_problems.py's admit_regimes admits on the
     CPU (problems/README.md "Input regimes"); a GPU-only problem gets none here.
+Parallel: -j N (default: half the CPU cores, since torch runs on 2 threads per process) imports N
+problems at once, each in its own process (spawned); the files written and the report's order are
+those of -j 1 (CTest `importer` compares), only the timings differ.
 Exit status: 0 when every level folder was read (individual problems may be skipped; the report
 says why), 1 when a level folder could not be read, 2 on bad usage.
 """
@@ -1638,10 +1641,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="our example solutions, EXAMPLES/level<L>/<name>.cu, copied into "
                              "the problem as solution.cu with example = \"solution.cu\" "
                              "(default: problems/kernelbench/examples of this repository)")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                        help="problems imported at once, each in its own process (default: the "
-                             "number of CPU cores, here %(default)s); the files written are the "
-                             "same for every -j")
+    parser.add_argument("-j", "--jobs", type=int, default=max(1, (os.cpu_count() or 1) // 2),
+                        help="problems imported at once, each in its own process with torch on 2 "
+                             "threads (default: half the CPU cores, here %(default)s); the files "
+                             "written are the same for every -j")
     parser.add_argument("--json", action="store_true",
                         help="print the report as JSON on stdout (progress goes to stderr)")
     return parser.parse_args(argv)
