@@ -28,6 +28,7 @@ from .errors import (
     ServerError,
     Unauthenticated,
     Unreachable,
+    WaitingWarning,
 )
 from .types import (
     BatchItem,
@@ -52,4 +53,5 @@ __all__ = [
     "Problem", "ProblemSummary", "TensorInfo", "Stats",
     "KjudgeError", "BadRequest", "InvalidArgument", "NotFound", "AlreadyExists", "FailedPrecondition",
     "PermissionDenied", "Unauthenticated", "RefusedForNow", "Unreachable", "DeadlineExceeded", "ServerError",
+    "WaitingWarning",
 ]

@@ -7,6 +7,7 @@ import os
 import random
 import re
 import uuid
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -28,6 +29,10 @@ CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 << 20)]
 # evaluate() waits at most this long by default (timeout=None waits without limit): a job that
 # no connected worker can take would otherwise wait forever (its Job.waiting_reason says why).
 DEFAULT_EVALUATE_TIMEOUT = 3600.0
+# evaluate() looks at its job this long after the server stored it, then every WAITING_CHECK_EVERY
+# seconds, and warns (errors.WaitingWarning) once if no connected worker can judge it.
+WAITING_CHECK_FIRST = 1.0
+WAITING_CHECK_EVERY = 10.0
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,31 @@ def the_one_job(messages: Sequence[pb.Job]) -> Job:
     if len(messages) != 1:
         raise errors.ServerError(f"Evaluate answered {len(messages)} messages; expected one finished job")
     return Job.from_proto(messages[0])
+
+
+class WaitingNotice:
+    """evaluate()'s one warning that its job cannot be served (errors.WaitingWarning): when to look
+    at the job next, and whether it has warned already."""
+
+    def __init__(self) -> None:
+        self.warned = False
+        self.checks = 0
+
+    def next_delay(self) -> Optional[float]:
+        """Seconds until the next look at the job, None once it has warned."""
+        if self.warned:
+            return None
+        return WAITING_CHECK_FIRST if self.checks == 0 else WAITING_CHECK_EVERY
+
+    def look(self, job_id: str, job: Optional[Job], stacklevel: int) -> None:
+        """Warns once when `job` (None: it could not be read) waits with a waiting_reason."""
+        self.checks += 1
+        if self.warned or job is None or job.state != JobState.QUEUED or not job.waiting_reason:
+            return
+        self.warned = True
+        warnings.warn(errors.WaitingWarning(
+            f"kjudge: job {job_id} waits: {job.waiting_reason}; evaluate() keeps waiting until its timeout",
+            job_id=job_id, waiting_reason=job.waiting_reason), stacklevel=stacklevel + 1)
 
 
 def unfinished_error(job_id: Optional[str], job: Optional[Job], timeout: Optional[float]) -> errors.DeadlineExceeded:

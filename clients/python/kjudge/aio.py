@@ -137,7 +137,8 @@ class AsyncClient:
                        timeout: Optional[float] = _core.DEFAULT_EVALUATE_TIMEOUT,
                        on_job_id: Optional[JobIdCallback] = None, **options: object) -> Job:
         """Submits and waits in one call; returns the finished job. on_job_id(id) (a function or a
-        coroutine function) gets the job id as soon as the server has stored the job; past
+        coroutine function) gets the job id as soon as the server has stored the job; a
+        kjudge.WaitingWarning, once, when no connected worker can judge it (see Client.evaluate); past
         `timeout` (default 3600 s; None: no limit), DeadlineExceeded with .job_id, where the job is
         and why no worker took it (.waiting_reason). See Client.evaluate."""
         submission = _core.make_submission(problem, source, options)
@@ -157,7 +158,7 @@ class AsyncClient:
                         result = on_job_id(job_id)
                         if inspect.isawaitable(result):
                             await result
-                return _core.the_one_job([message async for message in call])
+                return _core.the_one_job(await self._await_end(call, job_id))
             except grpc.aio.AioRpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
                 if isinstance(error, errors.DeadlineExceeded):
@@ -170,6 +171,33 @@ class AsyncClient:
             except BaseException:
                 call.cancel()
                 raise
+
+    async def _await_end(self, call: grpc.aio.UnaryStreamCall, job_id: Optional[str]) -> List[pb.Job]:
+        """Evaluate's messages once the call ends; meanwhile looks at its job 1 s after it was stored,
+        then every 10 s, and warns once (errors.WaitingWarning) if no connected worker can judge it."""
+        async def messages() -> List[pb.Job]:
+            return [message async for message in call]
+
+        if job_id is None:
+            return await messages()
+        collect = asyncio.ensure_future(messages())
+        notice = _core.WaitingNotice()
+        try:
+            while True:
+                done, _ = await asyncio.wait({collect}, timeout=notice.next_delay())
+                if done:
+                    return collect.result()
+                notice.look(job_id, await self._peek(job_id), stacklevel=3)
+        finally:
+            if not collect.done():
+                collect.cancel()
+
+    async def _peek(self, job_id: str) -> Optional[Job]:
+        """The job now, or None when it cannot be read (evaluate's own call decides the outcome)."""
+        try:
+            return await self.get_job(job_id)
+        except errors.KjudgeError:
+            return None
 
     async def _unfinished(self, job_id: Optional[str], timeout: Optional[float]) -> errors.DeadlineExceeded:
         """DeadlineExceeded for a job past its deadline, with where it is and why (a fresh look)."""

@@ -13,6 +13,7 @@ try instead of queueing a second one. One Client may be shared by threads.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
@@ -145,7 +146,10 @@ class Client:
                  on_job_id: Optional[Callable[[str], None]] = None, **options: object) -> Job:
         """Submits and waits in one call; returns the finished job.
 
-        The server sends the job id before it waits: on_job_id(id) is called with it at once. When
+        The server sends the job id before it waits: on_job_id(id) is called with it at once. If
+        no connected worker can judge the job (e.g. a GPU job with only compile-only workers), a
+        kjudge.WaitingWarning (warnings.warn; .job_id, .waiting_reason) says so once, about 1 s
+        after submission (the job is looked at then and every 10 s), and the wait goes on. When
         `timeout` (default 3600 s; None: no limit) passes first, DeadlineExceeded is raised with
         .job_id set and a message that says where the job is and, when no connected worker can
         take it, why (.waiting_reason); the job keeps running (wait(job_id) follows it; evaluating
@@ -165,7 +169,7 @@ class Client:
                     job_id = sent_id
                     if on_job_id is not None:
                         on_job_id(job_id)
-                return _core.the_one_job(list(call))
+                return _core.the_one_job(self._await_end(call, job_id))
             except grpc.RpcError as e:
                 error = errors.from_rpc_error(e, job_id=job_id)
                 if isinstance(error, errors.DeadlineExceeded):
@@ -178,6 +182,40 @@ class Client:
             except BaseException:
                 call.cancel()
                 raise
+
+    def _await_end(self, call: Iterator[pb.Job], job_id: Optional[str]) -> List[pb.Job]:
+        """Evaluate's messages once the call ends, read on a helper thread; meanwhile, on the
+        caller's thread, looks at the job 1 s after it was stored, then every 10 s, and warns once
+        (errors.WaitingWarning) if no connected worker can judge it. The call's error is raised here."""
+        if job_id is None:
+            return list(call)
+        outcome: Dict[str, object] = {}
+        ended = threading.Event()
+
+        def read() -> None:
+            try:
+                outcome["messages"] = list(call)
+            except BaseException as e:  # noqa: BLE001 - re-raised on the caller's thread
+                outcome["error"] = e
+            finally:
+                ended.set()
+
+        threading.Thread(target=read, name="kjudge-evaluate", daemon=True).start()
+        notice = _core.WaitingNotice()
+        while not ended.wait(notice.next_delay()):
+            notice.look(job_id, self._peek(job_id), stacklevel=3)
+        error = outcome.get("error")
+        if isinstance(error, BaseException):
+            raise error
+        messages = outcome.get("messages")
+        return messages if isinstance(messages, list) else []
+
+    def _peek(self, job_id: str) -> Optional[Job]:
+        """The job now, or None when it cannot be read (evaluate's own call decides the outcome)."""
+        try:
+            return self.get_job(job_id)
+        except errors.KjudgeError:
+            return None
 
     def _unfinished(self, job_id: Optional[str], timeout: Optional[float]) -> errors.DeadlineExceeded:
         """DeadlineExceeded for a job past its deadline, with where it is and why (a fresh look)."""

@@ -33,9 +33,22 @@ __all__ = [
     "Unreachable",
     "DeadlineExceeded",
     "ServerError",
+    "WaitingWarning",
     "from_status",
     "from_rpc_error",
 ]
+
+
+class WaitingWarning(UserWarning):
+    """Warned (warnings.warn), once per evaluate() call, when the job waits because no connected
+    worker can judge it (e.g. a GPU job with only compile-only workers): .job_id and
+    .waiting_reason say which job and why. evaluate() goes on waiting until its timeout; to stop at
+    once, turn it into an error: warnings.simplefilter("error", kjudge.WaitingWarning)."""
+
+    def __init__(self, message: str, *, job_id: str, waiting_reason: str) -> None:
+        super().__init__(message)
+        self.job_id = job_id
+        self.waiting_reason = waiting_reason
 
 
 class KjudgeError(Exception):

@@ -11,6 +11,7 @@ import subprocess
 import time
 import urllib.request
 import uuid
+import warnings
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,71 @@ def test_a_gpu_job_with_only_a_compile_only_worker_says_why_within_2_s(rl, relu_
         page = dashboard_job_page(rl, job.id)
         assert 'id="waiting-reason"' in page and NO_GPU_REASON in page, page[-2000:]
         kj.cancel(job.id)
+
+
+def _no_worker_warnings(record) -> list:
+    return [w.message for w in record if issubclass(w.category, kjudge.WaitingWarning)]
+
+
+def test_evaluate_warns_once_within_2_s_that_no_worker_can_judge_its_job(rl, relu_source):
+    # Issue 27 point 4: evaluate() does not sit silent until its deadline. The warning comes from
+    # the look 1 s after submission, so a 2.5 s evaluate has given it before its DeadlineExceeded.
+    with kjudge.Client(rl.address, api_key=rl.keys["submitter"]) as kj:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            with pytest.raises(kjudge.DeadlineExceeded) as raised:
+                kj.evaluate(RELU, relu_source, timeout=2.5)
+        told = _no_worker_warnings(record)
+        assert len(told) == 1, [str(w.message) for w in record]
+        assert told[0].job_id == raised.value.job_id and told[0].waiting_reason == NO_GPU_REASON
+        assert f"job {raised.value.job_id} waits: {NO_GPU_REASON}" in str(told[0])
+        assert record[0].filename == __file__, "the warning points at the caller's evaluate() line"
+        kj.cancel(raised.value.job_id)
+        # As an error (the documented filter) it ends evaluate() at once, naming the job.
+        start = time.monotonic()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", kjudge.WaitingWarning)
+            with pytest.raises(kjudge.WaitingWarning) as stopped:
+                kj.evaluate(RELU, relu_source, timeout=60)
+        assert time.monotonic() - start < 5.0 and stopped.value.waiting_reason == NO_GPU_REASON
+        kj.cancel(stopped.value.job_id)
+        # A job a connected worker can take warns nothing.
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            assert kj.evaluate(RELU, relu_source, compile_only=True, timeout=120).verdict == kjudge.Verdict.COMPILED
+        assert not _no_worker_warnings(record)
+
+
+def test_async_evaluate_warns_once_within_2_s_that_no_worker_can_judge_its_job(rl, relu_source):
+    async def evaluate():
+        async with kjudge.AsyncClient(rl.address, api_key=rl.keys["submitter"]) as kj:
+            try:
+                await kj.evaluate(RELU, relu_source, timeout=2.5)
+            except kjudge.DeadlineExceeded as e:
+                await kj.cancel(e.job_id)  # type: ignore[arg-type]
+                return e
+            pytest.fail("a GPU job finished with only a compile-only worker")
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        raised = asyncio.run(evaluate())
+    told = _no_worker_warnings(record)
+    assert len(told) == 1, [str(w.message) for w in record]
+    assert told[0].job_id == raised.job_id and told[0].waiting_reason == NO_GPU_REASON
+
+
+def test_the_waiting_notice_warns_once():
+    # The bookkeeping behind "once": a job still waiting at every later look warns no more.
+    notice = kjudge._core.WaitingNotice()
+    job = kjudge.Job.from_proto(kjudge._core.pb.Job(id="5", state=kjudge._core.pb.QUEUED, waiting_reason="why"))
+    assert notice.next_delay() == kjudge._core.WAITING_CHECK_FIRST
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        notice.look("5", None, stacklevel=1)  # unreadable: no warning, looks again later
+        assert notice.next_delay() == kjudge._core.WAITING_CHECK_EVERY
+        notice.look("5", job, stacklevel=1)
+        notice.look("5", job, stacklevel=1)
+    assert len(_no_worker_warnings(record)) == 1 and notice.next_delay() is None
 
 
 def dashboard_job_page(d: Deployment, job_id: str) -> str:
