@@ -32,7 +32,9 @@ int main(int argc, char** argv) {
   app.add_option("--api-key", cli.api_key, "API key (env KJUDGE_API_KEY)");
   app.add_option("--tls-ca", cli.tls_ca, "connect with TLS, trusting this CA certificate (PEM)")
       ->check(kjudge::CheckReadableFlagFile);  // a missing file must not mean "trust the system CAs"
-  app.add_flag("--json", cli.json, "print results as JSON (protobuf JSON, snake_case) on stdout");
+  app.add_flag("--json", cli.json,
+               "print results as JSON on stdout (protobuf JSON, snake_case; job ids as numbers); like the other\n"
+               "global options it may also follow the subcommand: kjudge job 5 --json");
 
   auto* problems = app.add_subcommand(
       "problems",
