@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Workers on other hosts over TLS (issue 32), with network namespaces standing in for hosts:
 #
-#   tests/deploy/multi_host_tls.sh BIN_DIR
+#   tests/deploy/multi_host_tls.sh BIN_DIR [RUNNER]
 #
+# BIN_DIR holds kjudge-server, kjudge-worker and kjudge; RUNNER is the kjudge-runner the workers
+# start (default BIN_DIR/kjudge-runner; a sanitizer build passes the plain build's).
 # Makes four network namespaces joined by a bridge (a "switch" holding the bridge, "server"
 # 10.77.0.1, "hostb" 10.77.0.2, "hostc" 10.77.0.3); nothing listens on loopback or in this
 # machine's own namespace. Makes a CA and a server certificate for 10.77.0.1 with openssl, starts
@@ -14,7 +16,8 @@
 # or another CA is refused. Exit 0: all passed; 1: a check failed; 77: this machine cannot make
 # network namespaces (not root / no CAP_SYS_ADMIN), said on the SKIP line.
 set -uo pipefail
-BIN="$(cd "${1:?usage: $0 BIN_DIR}" && pwd)"
+BIN="$(cd "${1:?usage: $0 BIN_DIR [RUNNER]}" && pwd)"
+RUNNER="${2:-$BIN/kjudge-runner}"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 for tool in ip openssl nsenter unshare; do
   command -v "$tool" >/dev/null || { echo "multi_host_tls: $tool is missing (deploy/install-deps.sh installs it)"; exit 1; }
@@ -79,7 +82,7 @@ cli() { local ns=$1; shift; in_ns "$ns" "$BIN/kjudge" --server 10.77.0.1:50443 -
 declare -A WORKER_PID
 worker() {  # namespace, key file, log
   nsenter -t "${NS[$1]}" -n -- "$BIN/kjudge-worker" --server 10.77.0.1:50443 --tls-ca ca.pem --api-key-file "$WORK/$2.key" \
-    --runner "$BIN/kjudge-runner" --cache-dir "$WORK/cubins-$2" --compile-only > "$3" 2>&1 &
+    --runner "$RUNNER" --cache-dir "$WORK/cubins-$2" --compile-only > "$3" 2>&1 &
   PIDS+=($!)
   WORKER_PID[$2]=$!
 }
