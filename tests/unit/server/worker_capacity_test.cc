@@ -5,9 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
 
+#include "server/job_events.h"
+#include "server/job_store.h"
 #include "server/migrations.h"
+#include "server/watch_hub.h"
 #include "server/worker_registry.h"
 
 namespace kjudge::server {
@@ -59,7 +68,7 @@ class WorkerCapacityTest : public ::testing::Test {
     ASSERT_TRUE(db.ok()) << db.status();
     ASSERT_TRUE(ApplyMigrations(**db, BuiltinMigrations()).ok());
     shared_.db = std::move(*db);
-    shared_.now_ms = [this] { return now_ms_; };
+    shared_.now_ms = [this] { return now_ms_.load(); };
   }
   void TearDown() override {
     shared_.db.reset();
@@ -80,7 +89,7 @@ class WorkerCapacityTest : public ::testing::Test {
 
   std::string path_;
   SharedDatabase shared_;
-  int64_t now_ms_ = 1'000'000'000;
+  std::atomic<int64_t> now_ms_{1'000'000'000};  // read by the hub's thread too
 };
 
 TEST_F(WorkerCapacityTest, CountsConnectedWorkersByKindAndForgetsQuietOnes) {
@@ -102,6 +111,54 @@ TEST_F(WorkerCapacityTest, CountsConnectedWorkersByKindAndForgetsQuietOnes) {
   v1::Job job = Queued(false);
   cache.Annotate(nullptr, &job);
   EXPECT_NE(job.waiting_reason().find("no worker is connected"), std::string::npos) << job.waiting_reason();
+}
+
+// An open stream as the hub sees it: counts the hub's CapacityChanged calls.
+class CountingWatcher final : public Watcher {
+ public:
+  void Wake(RoundReads* /*reads*/, const std::vector<int64_t>& /*changed*/, bool /*positions*/) override {}
+  void CapacityChanged() override { ++calls; }
+  std::atomic<int> calls{0};
+};
+
+bool WaitUntil(const std::function<bool()>& ready, std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ready();
+}
+
+// Waiting reasons follow the workers on open streams (watch_hub.h): the hub tells its watchers
+// once when it first sees the workers, never while they stay the same, and again when the only
+// GPU worker falls out of the connected window, an event no RPC announces (its fallback round
+// finds it). The other direction, a worker registering, is WaitingReason.AnOpenStream... in
+// tests/integration/waiting_reason_test.cc.
+TEST_F(WorkerCapacityTest, TheHubTellsOpenStreamsWhenTheConnectedWorkersChange) {
+  Register(false, "");
+  JobStore jobs(&shared_, JobStoreOptions{});
+  JobEvents events;
+  WorkerCapacityCache capacity(&shared_);
+  auto watcher = std::make_shared<CountingWatcher>();
+  WatchHub hub(&events, &jobs, StreamCaps{}, &capacity);
+  ASSERT_TRUE(hub.Add("", Viewer{"", true}, watcher, {}).ok());
+  events.Notify();
+  ASSERT_TRUE(WaitUntil([&] { return watcher->calls.load() >= 1; }, std::chrono::seconds(5)))
+      << "the first round with a watcher re-annotates it";
+  const int first = watcher->calls.load();
+  for (int i = 0; i < 5; ++i) {
+    events.Notify();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(watcher->calls.load(), first) << "the same workers: nothing to re-annotate";
+  const auto left = std::chrono::steady_clock::now();
+  now_ms_ += kConnectedWindowMs + 1;  // the GPU worker stops calling in
+  ASSERT_TRUE(WaitUntil([&] { return watcher->calls.load() > first; }, std::chrono::seconds(10)))
+      << "a worker that left was never noticed";
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - left).count();
+  EXPECT_LT(seconds, 3.0) << "noticed only after " << seconds << " s";
+  hub.Remove(watcher.get());
 }
 
 }  // namespace
