@@ -116,6 +116,14 @@ elif check.startswith("at="):
     if job is None and rc == 2 and "REJECTED" in allowed and loc in err:
         got, ok = "REJECTED", True; notes.append("rejected by the CLI itself (exit 2)")
     ok = ok and loc in blob; notes.append(f"message {'names' if loc in blob else 'does NOT name'} {loc}")
+elif check.startswith("untimed="):  # a regime checked, never timed (worker/judge/regime_deck.h)
+    r = check[8:]; keys = res.get("input_keys") or []
+    timed = [k for k in keys if " sample " in k.get("set", "")]
+    rechecks = [k.get("regime") for k in keys if re.search(r"re-?check", k.get("set", ""))]
+    in_r = [k["set"] for k in timed if k.get("regime") == r]
+    good = bool(timed) and not in_r and bool(rechecks) and all(x == r for x in rechecks)
+    ok = ok and good
+    notes.append(f"{len(timed)} timed samples, {len(in_r)} in {r}; re-check in {rechecks}")
 tim = [t.get("timing", {}).get("median_us") for t in res.get("timings") or []]
 tim = [float(x) for x in tim if x is not None]
 sp = [float(s.get("speedup", 0)) for s in res.get("speedups") or []]
