@@ -44,8 +44,8 @@ std::string KernelSection(const v1::JobResult& result) {
   return absl::StrCat(
       "<h2>Kernels</h2><p>As ptxas reported them when compiling (no GPU needed). Per thread: registers, spill "
       "stores and loads, local memory (stack frame). Per block: static <code>__shared__</code>, the dynamic "
-      "shared memory the launch plan asks (the most at any shape), and the most threads the registers allow "
-      "(a lower <code>__launch_bounds__</code> is not read).</p><table id=\"kernels\"><tr><th>kernel</th>"
+      "shared memory the launch plan asks (the most at any shape), and the most threads the registers "
+      "and its <code>__launch_bounds__</code> allow.</p><table id=\"kernels\"><tr><th>kernel</th>"
       "<th>registers</th><th>spill stores</th><th>spill loads</th><th>local</th><th>static smem</th>"
       "<th>dynamic smem</th><th>max threads/block</th></tr>",
       rows, "</table>", cut);

@@ -1,7 +1,8 @@
 // libFuzzer target: ptxas' -v report parser (worker/compiler/ptxas_report.h) over arbitrary logs.
 // Besides not crashing: at most the cap of kernels, every name already safe, numbers >= 0 where
 // they must be, the returned log no longer than the input, and splitting that log again never
-// makes it longer.
+// makes it longer. The same bytes read as a cubin (LaunchBoundsFromCubin): safe names, bounds
+// within [0, 1025].
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,5 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const PtxasReport again = SplitPtxasReport(report.log, 8);
   Require(again.log.size() <= report.log.size() + 1);
+  for (const auto& [name, threads] : LaunchBoundsFromCubin(log)) {
+    Require(SafeKernelName(name) == name && threads >= 0 && threads <= 1025);
+  }
   return 0;
 }

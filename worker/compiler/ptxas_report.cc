@@ -210,6 +210,106 @@ std::optional<KernelResources> KernelFromJson(const nlohmann::json& doc) {
 
 }  // namespace
 
+namespace {
+
+// Little-endian unsigned of `width` bytes at `offset`, if it lies inside `bytes`.
+std::optional<uint64_t> ReadLe(std::string_view bytes, uint64_t offset, int width) {
+  if (offset > bytes.size() || bytes.size() - offset < static_cast<uint64_t>(width)) return std::nullopt;
+  uint64_t value = 0;
+  for (int i = width - 1; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[offset + i]);
+  return value;
+}
+
+struct Section {
+  uint64_t name = 0;    // offset in the section-name table
+  uint64_t offset = 0;  // of its bytes in the file
+  uint64_t size = 0;
+};
+
+std::optional<Section> SectionAt(std::string_view elf, uint64_t header) {
+  const std::optional<uint64_t> name = ReadLe(elf, header, 4);
+  const std::optional<uint64_t> offset = ReadLe(elf, header + 0x18, 8);
+  const std::optional<uint64_t> size = ReadLe(elf, header + 0x20, 8);
+  if (!name || !offset || !size || *offset > elf.size() || elf.size() - *offset < *size) return std::nullopt;
+  return Section{*name, *offset, *size};
+}
+
+// The NUL-terminated name at `offset` of the section-name table, "" when out of bounds.
+std::string_view NameAt(std::string_view elf, const Section& names, uint64_t offset) {
+  if (offset >= names.size) return {};
+  const std::string_view table = elf.substr(names.offset, names.size);
+  const size_t end = table.find('\0', offset);
+  return end == std::string_view::npos ? std::string_view() : table.substr(offset, end - offset);
+}
+
+constexpr uint8_t kFormatNone = 1;    // EIFMT_NVAL: no value
+constexpr uint8_t kFormatHalf = 3;    // EIFMT_HVAL: a 16-bit value
+constexpr uint8_t kFormatSized = 4;   // EIFMT_SVAL: a 16-bit size, then that many bytes
+constexpr uint8_t kMaxThreadsAttribute = 0x05;  // EIATTR_MAX_THREADS: three uint32 (x, y, z)
+
+// x * y * z of the EIATTR_MAX_THREADS attribute in one ".nv.info.<kernel>" section.
+std::optional<int64_t> MaxThreadsAttribute(std::string_view info) {
+  uint64_t at = 0;
+  while (at + 2 <= info.size()) {
+    const auto format = static_cast<uint8_t>(info[at]);
+    const auto attribute = static_cast<uint8_t>(info[at + 1]);
+    if (format == kFormatNone) {
+      at += 2;
+    } else if (format == kFormatHalf) {
+      at += 4;
+    } else if (format == kFormatSized) {
+      const std::optional<uint64_t> size = ReadLe(info, at + 2, 2);
+      if (!size) return std::nullopt;
+      if (attribute == kMaxThreadsAttribute && *size == 12) {
+        int64_t threads = 1;
+        for (int i = 0; i < 3; ++i) {
+          const std::optional<uint64_t> dim = ReadLe(info, at + 4 + 4 * i, 4);
+          if (!dim) return std::nullopt;
+          threads *= static_cast<int64_t>(std::min<uint64_t>(*dim, kMaxThreadsPerBlockCap + 1));
+          threads = std::min<int64_t>(threads, kMaxThreadsPerBlockCap + 1);
+        }
+        return threads;
+      }
+      at += 4 + *size;
+    } else {
+      return std::nullopt;  // a format this reader does not know: stop rather than guess
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> LaunchBoundsFromCubin(std::string_view cubin) {
+  std::map<std::string, int64_t> bounds;
+  constexpr std::string_view kInfoPrefix = ".nv.info.";
+  if (cubin.substr(0, 4) != "\x7f" "ELF" || cubin.size() < 0x40 || cubin[4] != 2 /* ELFCLASS64 */) return bounds;
+  const std::optional<uint64_t> table = ReadLe(cubin, 0x28, 8);
+  const std::optional<uint64_t> entry_size = ReadLe(cubin, 0x3a, 2);
+  const std::optional<uint64_t> count = ReadLe(cubin, 0x3c, 2);
+  const std::optional<uint64_t> names_index = ReadLe(cubin, 0x3e, 2);
+  if (!table || !entry_size || !count || !names_index || *entry_size < 0x28 || *names_index >= *count) return bounds;
+  const std::optional<Section> names = SectionAt(cubin, *table + *names_index * *entry_size);
+  if (!names) return bounds;
+  for (uint64_t i = 0; i < *count; ++i) {
+    const std::optional<Section> section = SectionAt(cubin, *table + i * *entry_size);
+    if (!section) continue;  // e.g. .nv.shared.*: NOBITS, no bytes in the file
+    const std::string_view name = NameAt(cubin, *names, section->name);
+    if (name.substr(0, kInfoPrefix.size()) != kInfoPrefix || name.size() == kInfoPrefix.size()) continue;
+    const std::optional<int64_t> threads = MaxThreadsAttribute(cubin.substr(section->offset, section->size));
+    if (threads) bounds[SafeKernelName(name.substr(kInfoPrefix.size()))] = *threads;
+  }
+  return bounds;
+}
+
+void ApplyLaunchBounds(std::string_view cubin, std::vector<KernelResources>* kernels) {
+  const std::map<std::string, int64_t> bounds = LaunchBoundsFromCubin(cubin);
+  for (KernelResources& kernel : *kernels) {
+    const auto it = bounds.find(kernel.name);
+    if (it != bounds.end()) kernel.max_threads_per_block = std::min(kernel.max_threads_per_block, it->second);
+  }
+}
+
 nlohmann::json KernelsToJson(const std::vector<KernelResources>& kernels) {
   nlohmann::json out = nlohmann::json::array();
   for (const KernelResources& kernel : kernels) {

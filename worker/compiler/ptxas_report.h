@@ -1,6 +1,7 @@
 // PtxasReport: each kernel's resource usage (registers, spills, static shared memory, local
 // memory, the register file's limit on threads per block), read from the report that ptxas adds
-// to an NVRTC log under kPtxasVerboseOption, and the log with that report taken out.
+// to an NVRTC log under kPtxasVerboseOption, and the log with that report taken out; each
+// kernel's __launch_bounds__ read from the cubin (LaunchBoundsFromCubin).
 //
 // Contract: SplitPtxasReport() is a pure function over untrusted text. It reads only the
 // log's trailing run of lines that start with "ptxas" (NVRTC writes ptxas' output after every
@@ -47,9 +48,8 @@ struct KernelResources {
   int64_t local_bytes = 0;           // stack frame (local arrays and spills), per thread
   int64_t barriers = 0;              // named barriers used
   // The most threads one block may have given its registers (CUDA allocates 256 registers per
-  // warp at a time from kRegistersPerBlock), at most 1024; 0 when not one warp fits. A
-  // __launch_bounds__ lower than this
-  // is not read here (the kernel's own source states it).
+  // warp at a time from kRegistersPerBlock), at most 1024, and at most the kernel's
+  // __launch_bounds__ (ApplyLaunchBounds, from the cubin); 0 when not one warp fits.
   int64_t max_threads_per_block = 0;
 };
 
@@ -67,6 +67,14 @@ int64_t MaxThreadsForRegisters(int64_t registers);
 // `name` with bytes outside [A-Za-z0-9_$.] replaced by '?' and cut to kMaxKernelNameBytes: what
 // a result may carry as a kernel's name (also applied by the parent to the compiler's answer).
 std::string SafeKernelName(std::string_view name);
+
+// Each kernel's __launch_bounds__ maximum (x * y * z of its EIATTR_MAX_THREADS attribute in the
+// cubin's ".nv.info.<name>" section), by the kernel's lowered name; kernels without one are
+// absent. `cubin` is untrusted bytes: every offset is bounds-checked, a malformed ELF or
+// attribute list ends the reading (what was read so far is returned), never a crash.
+std::map<std::string, int64_t> LaunchBoundsFromCubin(std::string_view cubin);
+// Lowers each kernel's max_threads_per_block to its __launch_bounds__ maximum, read from `cubin`.
+void ApplyLaunchBounds(std::string_view cubin, std::vector<KernelResources>* kernels);
 
 // Kernels as a JSON (or CBOR) array of objects with the KernelResources field names: the
 // compiler's answer to its parent (compile_protocol.h) and a cubin cache entry carry them so.

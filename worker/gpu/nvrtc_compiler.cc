@@ -189,6 +189,7 @@ absl::StatusOr<CompileOutcome> CompileWithNvrtc(const CompileRequest& request,
     KJ_ASSIGN_OR_RETURN(outcome.program.lowered_names,
                         LoweredNames(prog.get(), request.name_expressions));
     outcome.program.kernels = std::move(report.kernels);
+    compiler::ApplyLaunchBounds(outcome.program.cubin, &outcome.program.kernels);
     outcome.program.kernels_cut = report.kernels_cut;
     outcome.success = true;
   }

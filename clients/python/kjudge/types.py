@@ -88,7 +88,7 @@ class KernelResources:
     COMPILED jobs have them too). Per thread unless it says per block. `plan_names` are the launch
     plan's name expressions that lowered to `name` (empty for a kernel the plan never launches);
     `dynamic_shared_bytes` is the most the plan asks for it at any shape; `max_threads_per_block`
-    is the register file's limit (a lower __launch_bounds__ in the source is not read)."""
+    is what the registers and the kernel's __launch_bounds__ allow."""
 
     name: str
     plan_names: Tuple[str, ...]

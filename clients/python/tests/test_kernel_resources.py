@@ -51,5 +51,6 @@ def test_compiled_job_reports_each_kernel(kj):
     spill = kernels["_Z5spillPfi"]
     assert spill.plan_names == () and spill.dynamic_shared_bytes == 0
     assert spill.spill_store_bytes > 0 and spill.spill_load_bytes > 0 and spill.local_bytes >= 1024
+    assert spill.max_threads_per_block == 128, "its __launch_bounds__(128), read from the cubin"
     assert isinstance(kjudge.types.KernelResources, type) and isinstance(relu, kjudge.types.KernelResources)
     assert "ptxas" not in job.compile_log, "the log is NVRTC's without -v"

@@ -3,6 +3,7 @@
 // (spills, __maxnreg__, static __shared__ sizes, several kernels, the kernel cap, the log the
 // submitter sees), the wire format and the cubin cache carrying them.
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -267,7 +268,7 @@ void ExpectKnownResources(const CompileOutcome& o) {
   EXPECT_GE(spill->local_bytes, 1024);  // the 256-float array lives in local memory
   EXPECT_GT(spill->registers, 0);
   EXPECT_LE(spill->registers, 255);
-  EXPECT_EQ(spill->max_threads_per_block, MaxThreadsForRegisters(spill->registers));
+  EXPECT_EQ(spill->max_threads_per_block, 128);  // its __launch_bounds__, read from the cubin
   ASSERT_NE(Find(o, "_Z5scaleILi4EEvPf"), nullptr);
   EXPECT_EQ(o.program.kernels_cut, 0);
   EXPECT_EQ(o.log.find("ptxas"), std::string::npos) << o.log;  // the log NVRTC writes without -v
@@ -291,6 +292,38 @@ TEST(KernelResourcesNvrtc, SandboxedCompileReportsEachKernel) {
   absl::StatusOr<CompileOutcome> o = compiler.Compile(Request(kKernels, {"scale<4>"}));
   ASSERT_TRUE(o.ok()) << o.status();
   ExpectKnownResources(*o);
+}
+
+TEST(KernelResourcesNvrtc, LaunchBoundsComeFromTheCubin) {
+  const std::string source =
+      "__global__ void __launch_bounds__(256, 2) lb2(float* o) { o[threadIdx.x] = 1.f; }\n"
+      "__global__ void __launch_bounds__(64) lb(float* o) { o[threadIdx.x] = 2.f; }\n"
+      "__global__ void plain(float* o) { o[threadIdx.x] = 3.f; }\n";
+  absl::StatusOr<CompileOutcome> o = runner::CompileWithNvrtc(Request(source, {}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  ASSERT_TRUE(o->success) << o->log;
+  const std::map<std::string, int64_t> bounds = LaunchBoundsFromCubin(o->program.cubin);
+  EXPECT_EQ(bounds, (std::map<std::string, int64_t>{{"_Z3lb2Pf", 256}, {"_Z2lbPf", 64}}));
+  ASSERT_NE(Find(*o, "_Z3lb2Pf"), nullptr);
+  EXPECT_EQ(Find(*o, "_Z3lb2Pf")->max_threads_per_block, 256);
+  EXPECT_EQ(Find(*o, "_Z2lbPf")->max_threads_per_block, 64);
+  EXPECT_EQ(Find(*o, "_Z5plainPf")->max_threads_per_block, 1024);
+  // Untrusted bytes: truncations and random corruptions of a real cubin never crash the reader
+  // and never invent a bound above the hardware cap.
+  std::mt19937 rng(27);
+  for (int round = 0; round < 2000; ++round) {
+    std::string bytes = o->program.cubin.substr(0, rng() % (o->program.cubin.size() + 1));
+    for (int flips = 0; flips < 1 + static_cast<int>(rng() % 8) && !bytes.empty(); ++flips) {
+      bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    }
+    for (const auto& [name, threads] : LaunchBoundsFromCubin(bytes)) {
+      EXPECT_EQ(SafeKernelName(name), name);
+      EXPECT_GE(threads, 0);
+      EXPECT_LE(threads, 1025);
+    }
+  }
+  EXPECT_TRUE(LaunchBoundsFromCubin("").empty());
+  EXPECT_TRUE(LaunchBoundsFromCubin("\x7f" "ELF").empty());
 }
 
 TEST(KernelResourcesNvrtc, WarningsStayAndForgedReportsDoNotCount) {
