@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "dashboard/html.h"
+#include "dashboard/kernel_section.h"
 #include "dashboard/svg.h"
 #include "server/kernel_metrics.h"
 
@@ -293,7 +294,8 @@ std::string JobPage(const JobDetail& d, int64_t now_ms, const Who& who) {
       "</tr><tr><th>flags</th>", Td(absl::StrJoin(r.flags(), "; ")), "</tr>",
       r.cuda_error().empty() ? "" : absl::StrCat("<tr><th>CUDA error</th>", Td(r.cuda_error()), "</tr>"), "</table>");
   std::string body =
-      absl::StrCat(summary, Timeline(d, now_ms, who.admin), Timings(r), MeasuredBaselines(r), SamplePlots(d), Mismatches(r));
+      absl::StrCat(summary, Timeline(d, now_ms, who.admin), KernelSection(r), Timings(r), MeasuredBaselines(r),
+                   SamplePlots(d), Mismatches(r));
   if (!r.compile_log().empty()) absl::StrAppend(&body, "<h2>Compile log</h2><pre id=\"compile-log\">", Escape(r.compile_log()), "</pre>");
   if (!job.baselines_only()) {  // a baselines-only job has no kernel to show
     absl::StrAppend(&body, "<h2>Launch plan</h2><pre>", Highlight(d.launch_plan), "</pre><h2>Source ",
