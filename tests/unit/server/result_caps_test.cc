@@ -75,5 +75,26 @@ TEST(ResultCaps, EveryClientVisibleTextOfAResultIsBounded) {
   EXPECT_EQ(result.SerializeAsString(), once);
 }
 
+// Compile feedback (issue 27): a worker's kernel list is cut to the cap, counted in kernels_cut,
+// and every name capped; capping twice changes nothing.
+TEST(ResultCaps, KernelsAreCutCountedAndTheirNamesCapped) {
+  v1::JobResult result;
+  result.set_kernels_cut(5);
+  for (int i = 0; i < 100; ++i) {
+    v1::KernelResources* k = result.add_kernels();
+    k->set_name(std::string(i == 0 ? 10000 : 8, 'k'));
+    k->add_plan_names(std::string(i == 1 ? 10000 : 4, 'p'));
+    k->set_registers(i);
+  }
+  const ResultTextCaps caps;
+  EXPECT_GT(CapResultText(&result, caps), 0u);
+  ASSERT_EQ(static_cast<size_t>(result.kernels_size()), caps.kernels);
+  EXPECT_EQ(result.kernels_cut(), 5 + 100 - static_cast<int64_t>(caps.kernels));
+  EXPECT_LE(result.kernels(0).name().size(), caps.kernel_name);
+  EXPECT_LE(result.kernels(1).plan_names(0).size(), caps.kernel_name);
+  EXPECT_EQ(result.kernels(63).registers(), 63);
+  EXPECT_EQ(CapResultText(&result, caps), 0u);
+}
+
 }  // namespace
 }  // namespace kjudge

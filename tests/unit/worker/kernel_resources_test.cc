@@ -158,7 +158,7 @@ TEST(PtxasReport, RandomBytesNeverBreakIt) {
     std::string log;
     const int n = static_cast<int>(rng() % 400);
     for (int i = 0; i < n; ++i) log += alphabet[rng() % alphabet.size()];
-    if (round % 2 == 0) log = std::string(kReport.substr(0, rng() % kReport.size())) + log;
+    if (round % 2 == 0) log.insert(0, kReport.substr(0, rng() % kReport.size()));
     const PtxasReport report = SplitPtxasReport(log, 8);
     EXPECT_LE(report.kernels.size(), 8u);
     EXPECT_LE(report.log.size(), log.size() + 1);
