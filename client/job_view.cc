@@ -44,6 +44,7 @@ void PrintTests(const v1::JobResult& result, std::ostream& out) {
 std::string BaselineLabel(const v1::JobResult& result, const std::string& name) {
   if (name == "reference") return "catalog kernel";
   if (name == "torch_eager") return "PyTorch eager, KernelBench's definition";
+  if (name == "torch_eager_fp32") return "PyTorch eager, TF32 off everywhere";
   if (name == "torch_compile") return "torch.compile";
   for (const v1::BaselineStrength& s : result.default_denominator().considered()) {
     if (s.baseline() == name && s.kind() == v1::BASELINE_KIND_LIBRARY) return "library";

@@ -105,7 +105,7 @@ void Take(const v1::BaselineStrength& chosen, v1::Denominator* d) {
 
 v1::BaselineKind ClassifyBaseline(const std::string& name, const std::vector<std::string>& library) {
   if (name == kReferenceBaseline) return v1::BASELINE_KIND_REFERENCE;
-  if (name == kTorchEagerBaseline) return v1::BASELINE_KIND_PYTORCH_EAGER;
+  if (IsTorchEagerBaseline(name)) return v1::BASELINE_KIND_PYTORCH_EAGER;
   if (std::find(library.begin(), library.end(), name) != library.end()) return v1::BASELINE_KIND_LIBRARY;
   if (name.rfind("torch_", 0) == 0) return v1::BASELINE_KIND_PYTORCH_COMPILE;
   return v1::BASELINE_KIND_OTHER;

@@ -30,7 +30,8 @@
 //      at least one speedup.
 //   2. A baseline's time at a shape is speedup x the candidate's median there (exactly the
 //      baseline median the job was compared with); over several jobs, the median of those.
-//   3. Eligible: the problem's library baselines ([[baseline]] names) and "torch_eager". One
+//   3. Eligible: the problem's library baselines ([[baseline]] names) and both PyTorch eager
+//      baselines ("torch_eager", KernelBench's; "torch_eager_fp32", strict fp32). One
 //      that was not timed on every shape of the choice is not comparable and is left out.
 //   4. The strongest is the eligible baseline with the lowest geometric-mean time over the
 //      shapes (ties: library before eager, then by name). None: "reference" if it covers the
@@ -43,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "common/oracle_baselines.h"
 #include "kjudge/v1/kjudge.pb.h"
 
 namespace kjudge::server {
@@ -52,9 +54,12 @@ inline constexpr int kPassAtK[] = {1, 5, 10};
 // Stats.per_problem.unsubmitted_problems lists at most this many names (the count is exact).
 inline constexpr int kMaxUnsubmittedListed = 100;
 inline constexpr char kReferenceBaseline[] = "reference";
-inline constexpr char kTorchEagerBaseline[] = "torch_eager";
+// The oracle's baselines (torch_eager, torch_eager_fp32, torch_compile) are named once, in
+// common/oracle_baselines.h.
+using ::kjudge::kTorchEagerBaseline;
 // PyTorch's torch.compile of the problem's module: shown, never the default denominator.
-inline constexpr char kTorchCompileBaseline[] = "torch_compile";
+using ::kjudge::kTorchCompileBaseline;
+using ::kjudge::kTorchEagerFp32Baseline;
 // Stats.baseline when each problem used its own strongest baseline.
 inline constexpr char kStrongestBaseline[] = "strongest";
 

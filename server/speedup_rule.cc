@@ -46,7 +46,8 @@ int RecomputeSpeedups(const std::vector<v1::BaselineTiming>& known, v1::JobResul
     if (why != nullptr) {
       if (++dropped <= kMaxDropFlags) {
         result->add_flags(absl::StrCat("speedup_dropped: ", posted.baseline().substr(0, 64), " at ",
-                                       posted.shape().substr(0, 64), ": ", why));
+                                       posted.shape().empty() ? "(no shape)" : posted.shape().substr(0, 64), ": ",
+                                       why));
       }
       continue;
     }

@@ -8,6 +8,8 @@
 #include "server/grpc_status.h"
 #include "server/rpc_errors.h"
 #include "server/kernel_metrics.h"
+#include "server/speedup_rule.h"
+#include "common/oracle_baselines.h"
 #include "common/log.h"
 #include "proto/result_caps.h"
 
@@ -32,7 +34,7 @@ bool HasTorch(const v1::GpuInfo& gpu) { return !gpu.compile_only() && !gpu.torch
 // The baselines the runner will measure for a fully judged job on this worker: per benchmark
 // shape, "reference" (when the problem has a CUDA reference) and each library baseline of the
 // problem, and, on a worker with the PyTorch oracle for a problem with reference.py,
-// "torch_eager" and "torch_compile" (docs/pytorch-problems.md section 4), unless cached for its
+// the oracle's baselines, common/oracle_baselines.h (docs/pytorch-problems.md section 4), unless cached for its
 // hardware key. The runner's own rule (worker/judge/verdict_protocol.h) measures exactly what
 // RunSpec.cached_baselines lacks, and the server sends it the same cached list, so asking for
 // this set and accepting only it keeps the two in step. (A baseline the runner cannot deliver,
@@ -49,8 +51,7 @@ std::vector<v1::BaselineTiming> MissingBaselines(const ProblemSpec& problem, con
   if (problem.HasCudaReference()) names.emplace_back(kReferenceBaseline);
   for (const LibraryBaselineSpec& b : problem.baselines) names.push_back(b.name);
   if (has_torch && problem.module.has_value()) {
-    names.emplace_back(kTorchEagerBaseline);
-    names.emplace_back(kTorchCompileBaseline);
+    for (const char* name : kOracleBaselines) names.emplace_back(name);
   }
   std::vector<v1::BaselineTiming> missing;
   missing.reserve(problem.bench_shapes.size() * names.size());
@@ -217,6 +218,21 @@ grpc::Status WorkerService::ReportProgress(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+std::vector<v1::BaselineTiming> WorkerService::KnownBaselines(const WorkerRecord& worker, const std::string& problem,
+                                                              const BaselineTriage& triage) {
+  // This job's own measurements first (what the runner compared with), then the cache for the
+  // worker's hardware key (what its RunSpec carried).
+  std::vector<v1::BaselineTiming> known(triage.accepted.begin(), triage.accepted.end());
+  absl::StatusOr<std::vector<v1::BaselineTiming>> cached = state_->baselines->Find(problem, worker.hardware_key);
+  if (cached.ok()) {
+    known.insert(known.end(), cached->begin(), cached->end());
+  } else {
+    spdlog::warn("baselines for {} unavailable: {} (the job's speedups against them are dropped)", problem,
+                 cached.status().ToString());
+  }
+  return known;
+}
+
 void WorkerService::AddImportedSpeedups(const WorkerRecord& worker, const std::string& problem,
                                         v1::JobResult* result) {
   if (result->timings().empty()) return;
@@ -306,6 +322,8 @@ grpc::Status WorkerService::CompleteJob(grpc::ServerContext* context, const v1::
   // not relied on to have capped a 1 MB `#error` line or a printf flood (proto/result_caps.h).
   CapResultText(&result);
   if (absl::StatusOr<std::optional<v1::Job>> job = state_->jobs->Get(lease.job_id); job.ok() && job->has_value()) {
+    // Every speedup value is the server's own (server/speedup_rule.h), never the worker's.
+    RecomputeSpeedups(KnownBaselines(worker, (*job)->problem(), triage), &result);
     AddImportedSpeedups(worker, (*job)->problem(), &result);
     AddDefaultDenominator((*job)->problem(), &result);
     if ((*job)->baselines_only()) *result.mutable_baselines() = {triage.accepted.begin(), triage.accepted.end()};

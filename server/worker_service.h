@@ -56,6 +56,10 @@ class WorkerService final : public v1::WorkerService::Service {
                                         const std::vector<v1::BaselineTiming>& requested);
   // Stores the accepted baselines of a completed lease; logs the dropped ones.
   void StoreBaselines(const std::string& job_id, const BaselineTriage& triage);
+  // The baselines a completed job's speedups may use (server/speedup_rule.h): those measured in
+  // the job and accepted, then the cache for the worker's hardware key.
+  std::vector<v1::BaselineTiming> KnownBaselines(const struct WorkerRecord& worker, const std::string& problem,
+                                                 const BaselineTriage& triage);
   // Speedups against baselines imported for this worker's GPU model (e.g. PyTorch eager).
   void AddImportedSpeedups(const struct WorkerRecord& worker, const std::string& problem, v1::JobResult* result);
   // Records which of the result's speedups is the default one (the strongest baseline).

@@ -86,6 +86,10 @@ std::string OneDecimal(double v) {
   return text;
 }
 
+// The reference's median at the bench shape, as the fake GPU worker measured it: every recorded
+// speedup is kReferenceUs / median (the server computes it so, server/speedup_rule.h).
+constexpr double kReferenceUs = 20.0;
+
 v1::JobResult Recorded(v1::Verdict verdict, const std::string& shape, double median_us, double speedup) {
   v1::JobResult r;
   r.set_verdict(verdict);
@@ -113,10 +117,6 @@ v1::JobResult Recorded(v1::Verdict verdict, const std::string& shape, double med
     s->set_shape(shape);
     s->set_baseline("reference");
     s->set_speedup(speedup);
-    v1::Speedup* c = r.add_speedups();
-    c->set_shape(shape);
-    c->set_baseline("cublas");
-    c->set_speedup(speedup / 2);
     // As the server records it: level1/19_ReLU has no library baseline, so reference.
     v1::Denominator* d = r.mutable_default_denominator();
     d->set_baseline("reference");
@@ -192,6 +192,13 @@ class Dashboard : public ::testing::Test {
     complete.set_job_id(leased.spec().job_id());
     complete.set_lease_token(leased.lease_token());
     *complete.mutable_result() = *result;
+    for (const v1::ShapeTiming& timing : result->timings()) {  // the reference it was compared with
+      v1::BaselineTiming* reference = complete.add_new_baselines();
+      reference->set_problem(leased.spec().problem());
+      reference->set_shape(timing.shape());
+      reference->set_name("reference");
+      reference->mutable_timing()->set_median_us(kReferenceUs);
+    }
     v1::CompleteJobResponse done;
     EXPECT_TRUE(workers_->CompleteJob(&context, complete, &done).ok());
     EXPECT_TRUE(done.accepted());
@@ -317,11 +324,11 @@ TEST_F(Dashboard, EveryPageShowsTheDatabasesNumbersAndOnlyTheViewersJobs) {
   Judge(alice, a, true, Recorded(v1::CORRECT, shape, 10.0, 2.0));
   const std::string alice_best = Judge(alice, a, true, Recorded(v1::CORRECT, shape, 8.0, 2.5));
   const std::string bob_public = Judge(bob, b, true, Recorded(v1::CORRECT, shape, 5.0, 4.0));
-  const std::string bob_private = Judge(bob, b, false, Recorded(v1::CORRECT, shape, 3.0, 0.8));
+  const std::string bob_private = Judge(bob, b, false, Recorded(v1::CORRECT, shape, 2.5, 8.0));  // bob's fastest, private
   const std::string wrong = Judge(alice, a, true, Recorded(v1::WRONG_ANSWER, shape, 0, 0), true, /*retried=*/true);
   for (v1::Verdict v : {v1::RUNTIME_ERROR, v1::TIMEOUT, v1::LAUNCH_ERROR, v1::UNWRITTEN_OUTPUT, v1::INPUT_MODIFIED,
                         v1::SUSPICIOUS, v1::INTERNAL_ERROR}) {
-    Judge(alice, a, false, Recorded(v, shape, 1.0, 50.0));
+    Judge(alice, a, false, Recorded(v, shape, 0.4, 50.0));
   }
   v1::SubmitResponse rejected;  // judged at submission: a REJECTED job
   ASSERT_TRUE(bob.Submit(RejectedRequest(), &rejected).ok());

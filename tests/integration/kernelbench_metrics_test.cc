@@ -32,6 +32,7 @@ namespace {
 const std::string kA = "level1/19_ReLU", kB = "level1/20_LeakyReLU", kC = "level1/21_Sigmoid", kD = "level1/22_Tanh",
                   kE = "level1/23_Softmax";
 const std::string kGpu = "NVIDIA H100 80GB HBM3";
+constexpr double kReferenceUs = 100.0;  // every problem's reference at its bench shape
 const double kCorrect = (2.0 / 7 + 1.0 / 5 + 1.0 / 5) / 5;
 const double kFast1 = (1.0 / 7 + 1.0 / 5) / 5;
 const double kPass5 = (20.0 / 21 + 1 + 1) / 5;
@@ -63,8 +64,10 @@ class KernelBenchMetrics : public ::testing::Test {
     return spec.bench_shapes_size() > 0 ? spec.bench_shapes(0) : "";
   }
   // Submits a job of `problem` in run `run`, leases it as the right worker and completes it
-  // with `verdict`; a CORRECT job with `speedup` > 0 is timed at the bench shape with that
-  // speedup against the reference, as a GPU worker records it.
+  // with `verdict`; a CORRECT job with `speedup` > 0 is timed at the bench shape at
+  // kReferenceUs / speedup against the reference's kReferenceUs (posted with the result, kept
+  // by the server the first time it asks), as a GPU worker records it: the server computes the
+  // speedup from those two (server/speedup_rule.h).
   void Record(const std::string& run, const std::string& problem, v1::Verdict verdict, double speedup = 0,
               bool compile_only = false) {
     v1::SubmitRequest submit;
@@ -81,17 +84,23 @@ class KernelBenchMetrics : public ::testing::Test {
     v1::JobResult result;
     result.set_verdict(verdict);
     if (!compile_only) result.set_gpu(kGpu);
+    std::vector<v1::BaselineTiming> baselines;
     if (speedup > 0) {
       const std::string shape = BenchShape(problem);
       v1::ShapeTiming* timing = result.add_timings();
       timing->set_shape(shape);
-      timing->mutable_timing()->set_median_us(100.0);
+      timing->mutable_timing()->set_median_us(kReferenceUs / speedup);
       v1::Speedup* s = result.add_speedups();
       s->set_shape(shape);
       s->set_baseline("reference");
       s->set_speedup(speedup);
+      v1::BaselineTiming& reference = baselines.emplace_back();
+      reference.set_problem(problem);
+      reference.set_shape(shape);
+      reference.set_name("reference");
+      reference.mutable_timing()->set_median_us(kReferenceUs);
     }
-    ASSERT_TRUE((compile_only ? compiler_ : gpu_)->Complete(*lease, result));
+    ASSERT_TRUE((compile_only ? compiler_ : gpu_)->Complete(*lease, result, baselines));
   }
   void RecordTable(const std::string& run) {
     Record(run, kA, v1::CORRECT, 2.0);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
 #include "tests/integration/cluster.h"
@@ -55,14 +56,19 @@ class StubWorker {
     return Complete(lease, result);
   }
 
-  // Completes the lease with a whole result (tests, input keys...); whether the server took it.
-  bool Complete(const v1::LeaseJobResponse& lease, const v1::JobResult& result) {
+  // Completes the lease with a whole result (tests, input keys...) and the baselines measured
+  // with it (kept only where the lease asked for them); whether the server took the result.
+  // The server computes every speedup itself from the result's timings and the baselines it
+  // knows (server/speedup_rule.h): a speedup needs its timing and its baseline.
+  bool Complete(const v1::LeaseJobResponse& lease, const v1::JobResult& result,
+                const std::vector<v1::BaselineTiming>& baselines = {}) {
     auto context = Context();
     v1::CompleteJobRequest request;
     request.set_worker_id(id_);
     request.set_job_id(lease.spec().job_id());
     request.set_lease_token(lease.lease_token());
     *request.mutable_result() = result;
+    for (const v1::BaselineTiming& b : baselines) *request.add_new_baselines() = b;
     v1::CompleteJobResponse response;
     grpc::Status status = stub_->CompleteJob(context.get(), request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();

@@ -5,6 +5,8 @@
 // a worker key requeues its job at once and the key is refused.
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+
 #include <thread>
 
 #include "kjudge/v1/kjudge.grpc.pb.h"
@@ -260,6 +262,14 @@ TEST_F(WorkerTrust, TheForgeSequenceIsRefusedAtEveryStepThatIsNotTheKeysOwn) {
   EXPECT_DOUBLE_EQ(stored[0].timing().median_us(), 321.0);
   EXPECT_NE(stored[0].hardware_key(), "forged-key");
   EXPECT_NE(stored[0].hardware_key().find("H100"), std::string::npos) << stored[0].hardware_key();
+  // Its forged 1000x speedup came with no timing: the server computes speedups itself and drops
+  // one it cannot compute, saying so (issue 30; server/speedup_rule.h).
+  const v1::Job finished = GetJob(job);
+  EXPECT_EQ(finished.result().speedups_size(), 0) << finished.result().DebugString();
+  EXPECT_NE(std::find(finished.result().flags().begin(), finished.result().flags().end(),
+                      std::string("speedup_dropped: reference at (no shape): the result has no timing at that shape")),
+            finished.result().flags().end())
+      << finished.result().DebugString();
   EXPECT_TRUE(cluster_->WaitForLog("server-1.log", "dropped: the server did not ask this lease for it", 5));
 }
 

@@ -204,6 +204,9 @@ TEST(ChooseDenominator, NoTimedSpeedupsMeansNoDenominator) {
 TEST(ClassifyBaseline, Names) {
   EXPECT_EQ(ClassifyBaseline("reference", kGemmLibrary), v1::BASELINE_KIND_REFERENCE);
   EXPECT_EQ(ClassifyBaseline("torch_eager", {}), v1::BASELINE_KIND_PYTORCH_EAGER);
+  // Issue 28: the strict fp32 eager variant is PyTorch eager too (eligible as a default).
+  EXPECT_EQ(ClassifyBaseline("torch_eager_fp32", {}), v1::BASELINE_KIND_PYTORCH_EAGER);
+  EXPECT_EQ(ClassifyBaseline("torch_compile", {}), v1::BASELINE_KIND_PYTORCH_COMPILE);
   EXPECT_EQ(ClassifyBaseline("cublaslt", kGemmLibrary), v1::BASELINE_KIND_LIBRARY);
   EXPECT_EQ(ClassifyBaseline("cublaslt", {}), v1::BASELINE_KIND_OTHER);  // not this problem's library
   EXPECT_EQ(ClassifyBaseline("torch_compile", {}), v1::BASELINE_KIND_PYTORCH_COMPILE);
