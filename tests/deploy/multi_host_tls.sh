@@ -32,6 +32,7 @@ declare -A NS
 fail=0
 ok() { echo "ok    $*"; }
 bad() { echo "FAIL  $*"; fail=1; }
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
   for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
   for name in "${!NS[@]}"; do kill -9 "${NS[$name]}" 2>/dev/null; done
@@ -47,7 +48,7 @@ for name in switch server hostb hostc; do
   NS[$name]=$!
 done
 sleep 0.2
-in_ns switch ip link add br0 type bridge && in_ns switch ip link set br0 up || { bad "bridge"; exit 1; }
+if ! { in_ns switch ip link add br0 type bridge && in_ns switch ip link set br0 up; }; then bad "bridge"; exit 1; fi
 declare -A ADDR=([server]=10.77.0.1 [hostb]=10.77.0.2 [hostc]=10.77.0.3)
 for name in server hostb hostc; do
   # Made inside "switch", one end moved to the host: nothing is added to this machine's namespace.
@@ -65,7 +66,7 @@ openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/C
 printf 'subjectAltName=IP:10.77.0.1\n' > san.ext
 openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile san.ext 2>/dev/null
 openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.pem -days 2 -subj "/CN=another CA" 2>/dev/null
-[[ -s server.pem && -s ca.pem ]] && ok "certificates made with openssl (server: IP 10.77.0.1)" || { bad "openssl"; exit 1; }
+if [[ -s server.pem && -s ca.pem ]]; then ok "certificates made with openssl (server: IP 10.77.0.1)"; else bad "openssl"; exit 1; fi
 
 # ---- keys (per worker) and the server, in "server" only ----
 key() { "$BIN/kjudge-server" --db "$WORK/kjudge.sqlite" keys create "$1" --role "$2" 2>/dev/null | grep -oE '^kj_[0-9a-f]{8}_[0-9a-f]+$' | head -1; }
@@ -77,7 +78,11 @@ nsenter -t "${NS[server]}" -n -- "$BIN/kjudge-server" --db "$WORK/kjudge.sqlite"
   --tls-cert server.pem --tls-key server.key --require-auth --lease-seconds 4 --submit-rate 0 > server.log 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 100); do grep -q "listening on" server.log && break; sleep 0.1; done
-grep -q "listening on" server.log && ok "kjudge-server listens on 10.77.0.1:50443 with TLS" || { bad "server did not start"; cat server.log; exit 1; }
+if grep -q "listening on" server.log; then
+  ok "kjudge-server listens on 10.77.0.1:50443 with TLS"
+else
+  bad "server did not start"; cat server.log; exit 1
+fi
 cli() { local ns=$1; shift; in_ns "$ns" "$BIN/kjudge" --server 10.77.0.1:50443 --api-key "$SUBMITTER" "$@"; }
 declare -A WORKER_PID
 worker() {  # namespace, key file, log
@@ -90,8 +95,11 @@ worker() {  # namespace, key file, log
 # ---- clients that do not trust the server's CA are refused ----
 if cli hostc problems > /dev/null 2>&1; then bad "a plaintext client reached the TLS server"; else ok "a client without --tls-ca is refused"; fi
 if cli hostc --tls-ca other.pem problems > /dev/null 2>&1; then bad "a client trusting another CA reached the server"; else ok "a client trusting another CA is refused"; fi
-cli hostc --tls-ca ca.pem problems > problems.txt 2>&1 && grep -q "level1/19_ReLU" problems.txt \
-  && ok "the CLI in hostc lists problems over TLS" || bad "CLI over TLS: $(tail -2 problems.txt)"
+if cli hostc --tls-ca ca.pem problems > problems.txt 2>&1 && grep -q "level1/19_ReLU" problems.txt; then
+  ok "the CLI in hostc lists problems over TLS"
+else
+  bad "CLI over TLS: $(tail -2 problems.txt)"
+fi
 
 # ---- jobs from hostc, workers in hostb, hostb dies mid-run ----
 N=40
@@ -104,7 +112,7 @@ for i in $(seq 1 $N); do
   cli hostc --tls-ca ca.pem --json submit "src$i.cu" --problem level1/19_ReLU --compile-only
 done > submitted.jsonl 2> submit.err
 mapfile -t IDS < <(python3 -c 'import json,sys; [print(json.loads(l)["id"] if "id" in json.loads(l) else json.loads(l)["job_id"]) for l in sys.stdin if l.strip()]' < submitted.jsonl)
-((${#IDS[@]} == N)) && ok "$N jobs submitted from hostc" || { bad "submitted ${#IDS[@]} of $N: $(tail -3 submit.err)"; exit 1; }
+if ((${#IDS[@]} == N)); then ok "$N jobs submitted from hostc"; else bad "submitted ${#IDS[@]} of $N: $(tail -3 submit.err)"; exit 1; fi
 worker hostb b1 workerb1.log
 worker hostb b2 workerb2.log
 # hostb dies as soon as its workers have shown they work: SIGKILL while they hold leases (their
@@ -113,8 +121,11 @@ for _ in $(seq 1 400); do
   grep -q "job .* done by" server.log && break
   sleep 0.02
 done
-grep -q "job .* done by" server.log && ok "hostb's workers registered over TLS and finished a job" \
-  || bad "no job finished by hostb: $(tail -3 workerb1.log)"
+if grep -q "job .* done by" server.log; then
+  ok "hostb's workers registered over TLS and finished a job"
+else
+  bad "no job finished by hostb: $(tail -3 workerb1.log)"
+fi
 kill -9 "${WORKER_PID[b1]}" "${WORKER_PID[b2]}"
 wait "${WORKER_PID[b1]}" "${WORKER_PID[b2]}" 2>/dev/null
 before=$(grep -c "job .* done by" server.log)
@@ -129,7 +140,7 @@ for _ in $(seq 1 600); do
   fi
   sleep 0.2
 done
-((all_done)) && ok "every job finished after hostb died" || bad "jobs unfinished 120 s after hostb died"
+if ((all_done)); then ok "every job finished after hostb died"; else bad "jobs unfinished 120 s after hostb died"; fi
 for id in "${IDS[@]}"; do cli hostc --tls-ca ca.pem --json job "$id"; echo; done > final.jsonl 2>/dev/null
 python3 - "$N" final.jsonl <<'PY' || fail=1
 import json, sys
@@ -144,7 +155,7 @@ print(("ok    " if requeued else "FAIL  ") + f"{requeued} job(s) leased again af
 sys.exit(0 if ok and requeued else 1)
 PY
 c_done=$(grep -c "job .* done by" server.log)
-((c_done - before > 0)) && ok "the worker in hostc finished the rest ($((c_done - before)) jobs)" || bad "hostc finished nothing"
+if ((c_done - before > 0)); then ok "the worker in hostc finished the rest ($((c_done - before)) jobs)"; else bad "hostc finished nothing"; fi
 # Nothing listened outside the namespaces: this machine's own namespace has no 50443 socket.
 if ss -ltn 2>/dev/null | grep -q ':50443 '; then bad "port 50443 open in this machine's namespace"; else ok "nothing listens in this machine's own namespace"; fi
 ((fail == 0)) && echo "multi_host_tls: all checks passed" || echo "multi_host_tls: FAILED"
