@@ -8,6 +8,7 @@ packages=(
   libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
   libcpp-httplib-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy libclang-rt-14-dev python3 openssl libseccomp-dev
+  iproute2  # network namespaces and veth for tests/deploy/multi_host_tls.sh (util-linux gives unshare, nsenter)
   chromium  # headless, for the dashboard test (tests/integration/dashboard_test.cc)
   python3-venv python3-grpcio python3-protobuf python3-grpc-tools python3-pytest mypy
   python3-torch  # the PyTorch oracle (worker/oracle), its tests (tests/oracle) and tests/catalog/check_module_refs.py, CPU-only here
