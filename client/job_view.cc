@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "common/oracle_baselines.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/result_caps.h"
@@ -43,9 +44,9 @@ void PrintTests(const v1::JobResult& result, std::ostream& out) {
 // What a baseline is, in words, from the server's description of the default choice.
 std::string BaselineLabel(const v1::JobResult& result, const std::string& name) {
   if (name == "reference") return "catalog kernel";
-  if (name == "torch_eager") return "PyTorch eager, KernelBench's definition";
-  if (name == "torch_eager_fp32") return "PyTorch eager, TF32 off everywhere";
-  if (name == "torch_compile") return "torch.compile";
+  if (name == kTorchEagerBaseline) return "PyTorch eager, KernelBench's definition";
+  if (name == kTorchEagerFp32Baseline) return "PyTorch eager, TF32 off everywhere";
+  if (name == kTorchCompileBaseline) return "torch.compile";
   for (const v1::BaselineStrength& s : result.default_denominator().considered()) {
     if (s.baseline() == name && s.kind() == v1::BASELINE_KIND_LIBRARY) return "library";
   }
@@ -84,8 +85,9 @@ void PrintSpeedups(const v1::JobResult& result, std::ostream& out) {
     return;
   }
   out << absl::StrFormat("  default speedup: %.3fx %s\n", GeomeanOf(result, chosen.baseline()), chosen.note());
-  if (chosen.baseline() != "torch_eager" && GeomeanOf(result, "torch_eager") > 0) {
-    out << absl::StrFormat("  KernelBench speedup: %.3fx vs torch_eager (PyTorch eager)\n", GeomeanOf(result, "torch_eager"));
+  if (chosen.baseline() != kTorchEagerBaseline && GeomeanOf(result, kTorchEagerBaseline) > 0) {
+    out << absl::StrFormat("  KernelBench speedup: %.3fx vs torch_eager (PyTorch eager)\n",
+                           GeomeanOf(result, kTorchEagerBaseline));
   }
 }
 

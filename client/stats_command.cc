@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 
+#include "common/oracle_baselines.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/commands.h"
@@ -89,7 +90,7 @@ void PrintPerProblem(const std::string& label, const v1::Stats& stats) {
 
 std::string Label(const v1::Stats& stats) {
   if (stats.default_baseline()) return "each problem's denominator above (its strongest baseline)";
-  return stats.baseline() + (stats.baseline() == "torch_eager" ? " (PyTorch eager: KernelBench's definition)" : "");
+  return stats.baseline() + (stats.baseline() == kTorchEagerBaseline ? " (PyTorch eager: KernelBench's definition)" : "");
 }
 
 void PrintStats(const v1::Stats& stats) {
@@ -113,7 +114,7 @@ void PrintStats(const v1::Stats& stats) {
 int ShowStats(CliContext& cli, const StatsArgs& args) {
   v1::GetStatsRequest request;
   if (!ParseTags(args.tags, request.mutable_tags())) return kUsage;
-  request.set_baseline(args.kernelbench ? "torch_eager" : args.baseline);
+  request.set_baseline(args.kernelbench ? kTorchEagerBaseline : args.baseline);
   request.set_problem_prefix(args.problem_prefix);
   request.set_public_only(args.public_only);
   for (const std::string& name : args.problem_set) request.add_problem_set(name);

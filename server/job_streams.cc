@@ -69,9 +69,10 @@ void JobStream::CapacityChanged() {
 
 void JobStream::ReannotateLocked() {
   if (state_->capacity == nullptr) return;
+  const auto catalog = state_->catalog->Snapshot();  // one snapshot for all the queued jobs
   for (auto& [id, job] : queued_) {
     v1::Job again = job;
-    state_->capacity->Annotate(state_->catalog->Snapshot().get(), &again);
+    state_->capacity->Annotate(catalog.get(), &again);
     std::string now = Fingerprint(again);
     if (seen_[id] == now) continue;
     seen_[id] = std::move(now);
