@@ -126,10 +126,31 @@ if grep -q "job .* done by" server.log; then
 else
   bad "no job finished by hostb: $(tail -3 workerb1.log)"
 fi
+# A worker between jobs holds no lease, so kill only once the server shows one: freeze both workers
+# (SIGSTOP: nothing more can complete), let the server's log settle, and count the jobs leased but
+# not done; if none, thaw them and look again.
+held=0
+for _ in $(seq 1 200); do
+  kill -STOP "${WORKER_PID[b1]}" "${WORKER_PID[b2]}"
+  sleep 0.1
+  held=$(python3 - server.log <<'PY'
+import re, sys
+leased, done = set(), set()
+for line in open(sys.argv[1], errors="replace"):
+    if m := re.search(r"job (\d+) leased to", line): leased.add(m[1])
+    if m := re.search(r"job (\d+) done by", line): done.add(m[1])
+print(len(leased - done))
+PY
+)
+  ((held > 0)) && break
+  kill -CONT "${WORKER_PID[b1]}" "${WORKER_PID[b2]}"
+  sleep 0.03
+done
 kill -9 "${WORKER_PID[b1]}" "${WORKER_PID[b2]}"
+kill -CONT "${WORKER_PID[b1]}" "${WORKER_PID[b2]}" 2>/dev/null
 wait "${WORKER_PID[b1]}" "${WORKER_PID[b2]}" 2>/dev/null
 before=$(grep -c "job .* done by" server.log)
-ok "hostb's workers killed (SIGKILL) after $before of $N jobs"
+if ((held > 0)); then ok "hostb's workers killed (SIGKILL) after $before of $N jobs, holding $held lease(s)"; else bad "hostb's workers never held a lease when frozen"; fi
 worker hostc c1 workerc1.log
 all_done=0
 for _ in $(seq 1 600); do
