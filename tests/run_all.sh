@@ -3,7 +3,7 @@
 #   1. build with -Werror and run every test (unit + end-to-end over loopback);
 #   2. build the server, worker, CLI and their tests with ASan + UBSan and run them again;
 #   3. libFuzzer (clang, ASan + UBSan) on the launch-plan, expression and problem-spec parsers and
-#      on untrusted messages (a client's SubmitRequest, a worker's JobResult), 40 s each;
+#      on untrusted messages (a client's SubmitRequest, a worker's JobResult), 40 s each, one per core;
 #   4. clang-tidy over kjudge's own sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."

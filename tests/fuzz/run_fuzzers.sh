@@ -7,10 +7,12 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-30}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_FUZZ=ON \
   -DKJUDGE_SANITIZE=ON >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_launch_plan fuzz_expression fuzz_problem_spec fuzz_untrusted_messages \
-  fuzz_ptxas_report
+# Each target and the corpus folder it starts from (seeds are copied there below).
+TARGETS=(launch_plan:plan expression:expression problem_spec:spec untrusted_messages:messages ptxas_report:ptxas)
+names=("${TARGETS[@]%%:*}")
+cmake --build build-fuzz -j"$(nproc)" --target "${names[@]/#/fuzz_}"
 corpus=$(mktemp -d /tmp/kjudge-fuzz.XXXXXX)
-mkdir -p "$corpus/plan" "$corpus/expression" "$corpus/spec" "$corpus/messages" "$corpus/ptxas"
+for pair in "${TARGETS[@]}"; do mkdir -p "$corpus/${pair##*:}"; done
 # Seeds for the untrusted messages: a first byte 0 (SubmitRequest) or 1 (JobResult), then the
 # serialized message, made with the Python client's committed stubs (Debian's python3 has grpcio
 # and protobuf; without them the target starts from nothing).
@@ -38,17 +40,25 @@ for spec in $(find problems -name problem.toml | sort); do
   example="$(dirname "$spec")/solution.cu"
   [ -f "$example" ] && sed -n '/kjudge-plan/,/\*\//p' "$example" | sed '1d;$d' >"$corpus/plan/example$i.txt"
 done
-status=0
-for pair in launch_plan:plan expression:expression problem_spec:spec untrusted_messages:messages ptxas_report:ptxas; do
-  target=${pair%%:*}
-  dir=$corpus/${pair##*:}
-  echo "== fuzz_$target for ${seconds}s"
-  if ! build-fuzz/tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$corpus/" "$dir" 2>"$corpus/$target.log"; then
-    echo "fuzz_$target FAILED; last lines:"; tail -40 "$corpus/$target.log"; status=1
+# Targets run side by side, one per core (each libFuzzer process is single-threaded), so the stage
+# costs ceil(targets / cores) * SECONDS instead of targets * SECONDS.
+run_target() {  # target corpus-subdir; leaves $corpus/<target>.failed when the target fails
+  local target=$1 dir=$corpus/$2
+  if build-fuzz/tests/fuzz/fuzz_"$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$corpus/$target-" "$dir" 2>"$corpus/$target.log"; then
+    echo "== fuzz_$target for ${seconds}s: ok ($(grep -oE 'Done [0-9]+ runs' "$corpus/$target.log" | tail -1))"
   else
-    grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$corpus/$target.log" | tail -2
+    touch "$corpus/$target.failed"
+    echo "== fuzz_$target for ${seconds}s: FAILED; last lines:"; tail -40 "$corpus/$target.log"
   fi
+}
+for pair in "${TARGETS[@]}"; do
+  while (( $(jobs -rp | wc -l) >= $(nproc) )); do wait -n || true; done
+  run_target "${pair%%:*}" "${pair##*:}" &
 done
-[ $status -eq 0 ] && rm -rf "$corpus"
-exit $status
+wait
+if compgen -G "$corpus/*.failed" > /dev/null; then
+  echo "fuzzing failed; inputs that crashed are kept in $corpus"
+  exit 1
+fi
+rm -rf "$corpus"
