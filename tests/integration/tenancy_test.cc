@@ -77,6 +77,43 @@ TEST_F(Tenancy, AnotherTenantsJobIsNotFoundOnEveryCall) {
   EXPECT_EQ(all.jobs_size(), 1);
 }
 
+// Issue 30 pt3: the admin-only calls had no negative test. A submitter's and a worker's key are
+// refused with PERMISSION_DENIED naming the role needed, and nothing changes; an admin's are served.
+TEST_F(Tenancy, AdminOnlyCallsRefuseSubmittersAndWorkers) {
+  ApiClient worker_as_client(*cluster_, worker_key_);
+  v1::ImportBaselinesRequest import;
+  v1::BaselineTiming* timing = import.add_baselines();
+  timing->set_problem("level1/19_ReLU");
+  timing->set_name("reference");
+  timing->set_shape("forged");
+  timing->set_hardware_key("forged-gpu");
+  timing->mutable_timing()->set_median_us(0.001);
+  const auto refused = [](const grpc::Status& status, const std::string& call) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << call << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find("needs admin"), std::string::npos) << call << ": " << status.error_message();
+  };
+  for (ApiClient* caller : {alice_.get(), &worker_as_client}) {
+    v1::ImportBaselinesResponse imported;
+    refused(caller->stub().ImportBaselines(caller->Context().get(), import, &imported), "ImportBaselines");
+    v1::RefreshBaselinesRequest refresh;
+    refresh.set_problem_prefix("level1/");
+    v1::RefreshBaselinesResponse refreshed;
+    refused(caller->stub().RefreshBaselines(caller->Context().get(), refresh, &refreshed), "RefreshBaselines");
+    v1::ReloadProblemsResponse reloaded;
+    refused(caller->stub().ReloadProblems(caller->Context().get(), v1::ReloadProblemsRequest(), &reloaded),
+            "ReloadProblems");
+  }
+  // Nothing was stored by the refused import; the admin's own calls go through.
+  v1::ListBaselinesRequest list;
+  list.set_problem_prefix("level1/19_ReLU");
+  v1::ListBaselinesResponse baselines;
+  ASSERT_TRUE(admin_->stub().ListBaselines(admin_->Context().get(), list, &baselines).ok());
+  for (const auto& b : baselines.baselines()) EXPECT_NE(b.shape(), "forged");
+  v1::ReloadProblemsResponse reloaded;
+  EXPECT_TRUE(admin_->stub().ReloadProblems(admin_->Context().get(), v1::ReloadProblemsRequest(), &reloaded).ok());
+  EXPECT_GT(reloaded.total(), 0);
+}
+
 TEST_F(Tenancy, SubmittersNeverSeeWorkerIdsAdminsDo) {
   cluster_->StartWorker({"--api-key", worker_key_});
   v1::SubmitResponse submitted;
