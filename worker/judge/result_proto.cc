@@ -37,10 +37,8 @@ v1::TestOutcome ToTestOutcome(const std::string& shape, const ComparisonResult& 
   return t;
 }
 
-void SetError(const ErrorInfo& error, v1::JobResult* result) {
-  result->set_verdict(error.verdict);
-  result->set_message(error.message);
-  result->set_cuda_error(error.cuda_error);
+Fault FaultOf(const ErrorInfo& error) {
+  return Fault{error.verdict, error.message, error.cuda_error, error.sticky};
 }
 
 std::string VerdictName(v1::Verdict verdict) { return v1::Verdict_Name(verdict); }

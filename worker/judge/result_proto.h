@@ -8,13 +8,14 @@
 #include "common/sample_statistics.h"
 #include "kjudge/v1/kjudge.pb.h"
 #include "worker/gpu/runner_error.h"
+#include "worker/judge/verdict_decision.h"
 
 namespace kjudge::runner {
 
 v1::Timing ToTimingProto(const SampleSummary& summary);
 v1::TestOutcome ToTestOutcome(const std::string& shape, const ComparisonResult& result);
-// Sets verdict, message and cuda_error from an error.
-void SetError(const ErrorInfo& error, v1::JobResult* result);
+// The fault an error ends a job with (VerdictDecision::Faulted decides on it).
+Fault FaultOf(const ErrorInfo& error);
 std::string VerdictName(v1::Verdict verdict);
 
 }  // namespace kjudge::runner

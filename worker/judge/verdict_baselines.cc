@@ -61,16 +61,16 @@ absl::Status VerdictProtocol::BaselinesOnlyJob() {
   BeginCompileOracle();  // torch.compile starts now; a later job times it
   Mark("reference compile");
   baselines_total_ = MissingBaselineCount();
-  AddBenchFlags();
+  decision_.BenchFlags(MeasuredBenchFacts());
   for (size_t i = 0; i < setup_.spec.bench_shapes.size(); ++i) {
     const Shape& shape = setup_.spec.bench_shapes[i];
     if (MissingBaselinesAt(shape) == 0) continue;
     KJ_RETURN_IF_ERROR(WithContext(MeasureShapeBaselines(i), Cat("bench shape ", shape.Label())));
   }
   Mark("baselines");
-  v1::JobResult* result = out_.mutable_result();
-  result->set_verdict(v1::BASELINES_MEASURED);
-  result->set_message(BaselinesMessage());
+  std::vector<const v1::BaselineTiming*> measured;
+  for (const v1::BaselineTiming& b : out_.new_baselines()) measured.push_back(&b);
+  decision_.BaselinesMeasured(run_.problem(), measured, baselines_not_measured_);
   return absl::OkStatus();
 }
 
@@ -84,21 +84,6 @@ absl::Status VerdictProtocol::MeasureShapeBaselines(size_t i) {
   KJ_RETURN_IF_ERROR(PrepareSample(i, set));
   const double floor_us = FloorUs(setup_.spec, shape, MeasuredCeilings());
   return MeasureBaselines(i, set.tensors, floor_us);
-}
-
-std::string VerdictProtocol::BaselinesMessage() const {
-  if (out_.new_baselines().empty() && baselines_not_measured_.empty()) {
-    return Cat("nothing to measure: every baseline of ", run_.problem(),
-               " is cached for this GPU");
-  }
-  std::string measured;
-  for (const v1::BaselineTiming& b : out_.new_baselines()) {
-    Append(&measured, measured.empty() ? "" : ", ", b.name(), " at ", b.shape(), " (",
-           absl::StrFormat("%.3f", b.timing().median_us()), " us)");
-  }
-  std::string message = measured.empty() ? "measured no baseline" : Cat("measured ", measured);
-  for (const std::string& why : baselines_not_measured_) Append(&message, "; not measured: ", why);
-  return message;
 }
 
 absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, double floor_us) {
@@ -149,7 +134,7 @@ absl::Status VerdictProtocol::MeasureBaselines(size_t i, TensorSet& tensors, dou
     }
     spdlog::info("{} baseline {}: {} samples, median {:.3f} us", shape.Label(), name,
                  timing->summary.count, timing->summary.median);
-    AddTimingFlags(Cat("baseline ", name), shape, *timing);
+    decision_.SampleFlags(MeasuredSampleFacts(Cat("baseline ", name), shape, *timing));
     v1::BaselineTiming* b = out_.add_new_baselines();
     b->set_problem(run_.problem());
     b->set_shape(shape.Label());

@@ -1,7 +1,7 @@
 // Bench sets and timed samples: how many input sets fit, making and binding them, fresh inputs
 // and expected outputs before every timed sample (from a library baseline that agreed with the
 // reference, else the reference), and the device-side comparison after it (the host's rules,
-// degenerate outputs included); a failed sample's verdict.
+// degenerate outputs included); a failed sample goes to VerdictDecision::FailedSample.
 #include "worker/judge/verdict_protocol.h"
 
 #include <cmath>
@@ -192,16 +192,6 @@ absl::StatusOr<std::optional<v1::TestOutcome>> VerdictProtocol::CompareOnDevice(
   }
   if (outcome.passed()) return std::optional<v1::TestOutcome>();
   return std::optional<v1::TestOutcome>(std::move(outcome));
-}
-
-absl::Status VerdictProtocol::FailTiming(const Shape& shape, v1::TestOutcome outcome) {
-  v1::JobResult* result = out_.mutable_result();
-  // Correct on the test shapes, then unwritten outputs in a timed or re-checked run: the kernel
-  // behaves differently when timed (skips work, replays). Wrong values: WRONG_ANSWER.
-  result->set_verdict(outcome.unwritten_count() > 0 ? v1::SUSPICIOUS : v1::WRONG_ANSWER);
-  result->set_message(Cat("bench shape ", shape.Label(), ": ", outcome.detail()));
-  *result->add_tests() = std::move(outcome);
-  return absl::OkStatus();
 }
 
 }  // namespace kjudge::runner

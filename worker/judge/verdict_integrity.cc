@@ -70,7 +70,10 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
                                       Cat("after timing, on new inputs at the same addresses with "
                                           "the previous outputs left in place",
                                           RegimeNote(set.input.regime))));
-  if (stale.has_value()) return FailTiming(shape, *std::move(stale));
+  if (stale.has_value()) {
+    decision_.FailedSample(shape.Label(), *std::move(stale));
+    return absl::OkStatus();
+  }
   // The same inputs again with poisoned outputs: every element must be written on every run.
   KJ_RETURN_IF_ERROR(set.tensors.PoisonOutputs(*env_.utilities, env_.stream));
   KJ_RETURN_IF_ERROR(process_->Run(set.id, /*sync_each=*/true));
@@ -80,7 +83,7 @@ absl::Status VerdictProtocol::RecheckAfterTiming(size_t i, BenchSet& set) {
                       CompareOnDevice(shape, set.tensors, set.expected,
                                       Cat("after timing, on new inputs with poisoned outputs",
                                           RegimeNote(set.input.regime))));
-  if (poisoned.has_value()) return FailTiming(shape, *std::move(poisoned));
+  if (poisoned.has_value()) decision_.FailedSample(shape.Label(), *std::move(poisoned));
   return absl::OkStatus();
 }
 

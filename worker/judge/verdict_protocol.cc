@@ -57,7 +57,7 @@ v1::RunnerResult VerdictProtocol::Run() {
   if (env_.gpu != nullptr) result->set_gpu(env_.gpu->info.name());
   if (absl::Status status = Execute(); !status.ok()) {
     const ErrorInfo info = DescribeError(status);
-    SetError(info, result);
+    decision_.Faulted(FaultOf(info));
     sticky_ = info.sticky;
     spdlog::info("job {}: {} {}", run_.job_id(), VerdictName(info.verdict), kjudge::CapText(info.message, 512));
   }
@@ -127,13 +127,9 @@ absl::Status VerdictProtocol::Execute() {
   KJ_ASSIGN_OR_RETURN(setup_, SetUpJob(run_));
   KJ_RETURN_IF_ERROR(CompileCandidate());
   Mark("compile");
-  v1::JobResult* result = out_.mutable_result();
   if (!FullJob()) {
-    result->set_verdict(v1::COMPILED);
-    result->set_message(Cat(
-        "compiled for ", env_.gpu != nullptr ? env_.gpu->info.arch() : "?", " (",
-        setup_.candidate_names.size(), " kernel instantiations)",
-        run_.compile_only() ? "" : "; no GPU on this runner, so not run"));
+    decision_.Compiled(env_.gpu != nullptr ? env_.gpu->info.arch() : "?",
+                       setup_.candidate_names.size(), run_.compile_only());
     return absl::OkStatus();
   }
   progress_(v1::STAGE_COMPILING, 1, 2);
@@ -148,55 +144,42 @@ absl::Status VerdictProtocol::Execute() {
   Mark("reference runs");
   KJ_RETURN_IF_ERROR(CheckCandidate());
   Mark("candidate checks");
-  if (result->verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
+  if (decision_.decided()) return absl::OkStatus();
   KJ_RETURN_IF_ERROR(TimeBenchShapes());
   Mark("timing, rest");
-  if (result->verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
-  AddSpeedups();
-  result->set_verdict(v1::CORRECT);
-  result->set_message(CorrectMessage());
+  if (decision_.decided()) return absl::OkStatus();
+  decision_.Correct(SpeedupBaselines());
   return absl::OkStatus();
 }
 
 absl::Status VerdictProtocol::CheckCandidate() {
   KJ_RETURN_IF_ERROR(LoadCandidate());
   const size_t n = setup_.spec.test_shapes.size();
-  v1::Verdict first_failure = v1::VERDICT_UNSPECIFIED;
   for (size_t i = 0; i < n; ++i) {
     progress_(v1::STAGE_CHECKING, static_cast<int>(n + i), static_cast<int>(2 * n));
-    v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
-    absl::Status checked = CheckShape(i, &verdict);
+    absl::Status checked = CheckShape(i);
     if (!checked.ok() && DescribeError(checked).cuda_error.find("IllegalAddress") !=
                              std::string::npos) {
       // Inputs are mapped read-only, so a kernel that writes one faults like any wild write.
       // Which of the two it was is told by running it once more with writable inputs.
       checked = DiagnoseFault(i, checked);
     }
+    // A fault ends the job here, over any failure of an earlier shape (verdict_decision.h).
     KJ_RETURN_IF_ERROR(
         WithContext(checked, Cat("candidate on test shape ", setup_.spec.test_shapes[i].Label())));
-    if (first_failure == v1::VERDICT_UNSPECIFIED) first_failure = verdict;
   }
-  if (first_failure != v1::VERDICT_UNSPECIFIED) {
-    v1::JobResult* result = out_.mutable_result();
-    result->set_verdict(first_failure);
-    for (const v1::TestOutcome& t : result->tests()) {
-      if (!t.passed()) {
-        result->set_message(Cat("test shape ", t.shape(), ": ", t.detail()));
-        break;
-      }
-    }
-  }
+  decision_.TestShapesDone();
   return absl::OkStatus();
 }
 
 absl::Status VerdictProtocol::TimeBenchShapes() {
   const auto& shapes = setup_.spec.bench_shapes;
   baselines_total_ += MissingBaselineCount();
-  AddBenchFlags();
+  decision_.BenchFlags(MeasuredBenchFacts());
   for (size_t i = 0; i < shapes.size(); ++i) {
     progress_(v1::STAGE_TIMING, static_cast<int>(i), static_cast<int>(shapes.size()));
     KJ_RETURN_IF_ERROR(WithContext(TimeShape(i), Cat("bench shape ", shapes[i].Label())));
-    if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) break;
+    if (decision_.decided()) break;
   }
   return absl::OkStatus();
 }
@@ -250,30 +233,25 @@ absl::Status VerdictProtocol::TimeShape(size_t i) {
                                    Cat("during the timed runs (input set ", k + 1, " of ",
                                        sets.size(), ")")));
   }
-  if (timing.aborted) return FailTiming(shape, *std::move(failure));
+  if (timing.aborted) {
+    decision_.FailedSample(shape.Label(), *std::move(failure));
+    return absl::OkStatus();
+  }
   for (size_t k = 0; k < sets.size(); ++k) {
     KJ_ASSIGN_OR_RETURN(std::string modified,
                         ModifiedInputs(shape, sets[k].tensors, sets[k].input));
     if (!modified.empty()) {
-      v1::JobResult* result = out_.mutable_result();
-      result->set_verdict(v1::INPUT_MODIFIED);
-      result->set_message(Cat("bench shape ", shape.Label(), ": the kernel wrote its input(s) ",
-                              modified, " during the timed runs (input set ", k + 1, ")."));
+      decision_.InputsModifiedWhileTimed(shape.Label(), modified, k + 1);
       return absl::OkStatus();
     }
   }
   Mark("input checks");
   const double floor_us = FloorUs(setup_.spec, shape, MeasuredCeilings());
-  candidate_median_[shape.Label()] = timing.summary.median;
-  v1::ShapeTiming* st = out_.mutable_result()->add_timings();
-  st->set_shape(shape.Label());
-  *st->mutable_timing() = TimingToProto(timing, floor_us);
-  AddTimingFlags("candidate", shape, timing);
-  KJ_RETURN_IF_ERROR(JudgeSpeed(shape, timing, floor_us));
-  if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
+  decision_.Timing(MeasuredTimingFacts(shape, timing, floor_us));
+  if (decision_.decided()) return absl::OkStatus();
   KJ_RETURN_IF_ERROR(RecheckAfterTiming(i, sets.front()));
   Mark("re-check");
-  if (out_.result().verdict() != v1::VERDICT_UNSPECIFIED) return absl::OkStatus();
+  if (decision_.decided()) return absl::OkStatus();
   for (size_t k = 1; k < sets.size(); ++k) KJ_RETURN_IF_ERROR(process_->Release(sets[k].id));
   sets.erase(sets.begin() + 1, sets.end());  // give the memory back before the baselines
   KJ_RETURN_IF_ERROR(MeasureBaselines(i, sets.front().tensors, floor_us));

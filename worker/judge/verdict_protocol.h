@@ -73,6 +73,7 @@
 #include "worker/judge/device_utilities.h"
 #include "worker/judge/gpu_context.h"
 #include "worker/judge/regime_deck.h"
+#include "worker/judge/verdict_decision.h"
 #include "worker/gpu/guard_bands.h"
 #include "worker/gpu/job_setup.h"
 #include "worker/gpu/plan_executor.h"
@@ -172,7 +173,8 @@ class VerdictProtocol {
   std::vector<std::string> MissingOracleBaselines(const Shape& shape) const;
 
   // Test-shape checks and fault diagnosis (verdict_test_shapes.cc).
-  absl::Status CheckShape(size_t i, v1::Verdict* verdict);
+  // Reports the shape's facts to decision_ (VerdictDecision::TestShape); a fault: the error.
+  absl::Status CheckShape(size_t i);
   // After the candidate faulted with an illegal address on test shape i: a fresh candidate
   // runs it again with writable inputs; INPUT_MODIFIED naming them if they changed, else
   // `fault` as it was.
@@ -208,7 +210,6 @@ class VerdictProtocol {
                                                                  const TensorSet& actual,
                                                                  const TensorSet& expected,
                                                                  const std::string& when);
-  absl::Status FailTiming(const Shape& shape, v1::TestOutcome outcome);
 
   // Input, guard-band and after-timing checks (verdict_integrity.cc).
   // The inputs of `tensors` against a private copy regenerated from `key`: the names of
@@ -240,21 +241,22 @@ class VerdictProtocol {
   absl::Status BaselinesOnlyJob();
   // Bench shape i of a baselines-only job: one bench set, its expected outputs, the baselines.
   absl::Status MeasureShapeBaselines(size_t i);
-  // BASELINES_MEASURED's message: what new_baselines holds and what was not measured.
-  std::string BaselinesMessage() const;
   absl::Status MeasureBaselines(size_t i, TensorSet& tensors, double floor_us);
   absl::Status CheckBaselineOutputs(const Shape& shape, const TensorSet& tensors);
   const v1::BaselineTiming* CachedBaseline(const std::string& shape,
                                            const std::string& name) const;
 
-  // Result assembly: flags, the speed verdict, speedups, the message (verdict_report.cc).
-  // The job-wide flags of timed jobs: no clock monitor, uncalibrated event overhead.
-  void AddBenchFlags();
-  absl::Status JudgeSpeed(const Shape& shape, const TimingResult& t, double floor_us);
-  void AddTimingFlags(const std::string& who, const Shape& shape, const TimingResult& t);
+  // The facts decision_ decides on (verdict_report.cc): what was measured, as plain values.
+  // The job-wide facts of timed jobs: clock monitor, event overhead calibration.
+  BenchFacts MeasuredBenchFacts() const;
+  SampleFacts MeasuredSampleFacts(const std::string& who, const Shape& shape,
+                                  const TimingResult& t) const;
+  TimingFacts MeasuredTimingFacts(const Shape& shape, const TimingResult& t,
+                                  double floor_us) const;
   Ceilings MeasuredCeilings() const;
-  void AddSpeedups();
-  std::string CorrectMessage() const;
+  // The baselines a CORRECT job's speedups are computed against: the cached ones of this
+  // problem, then the new ones.
+  std::vector<const v1::BaselineTiming*> SpeedupBaselines() const;
 
   RunnerEnv env_;
   v1::RunSpec run_;
@@ -282,11 +284,13 @@ class VerdictProtocol {
   int next_set_ = 0;
   std::optional<CudaModule> reference_module_;
   std::vector<std::vector<std::vector<double>>> reference_outputs_;  // [shape][output][element]
-  std::map<std::string, double> candidate_median_;                  // by shape label
   int baselines_total_ = 0;
   int baselines_done_ = 0;
   std::vector<std::string> baselines_not_measured_;  // "name at shape: why" (MeasureBaselines)
   v1::RunnerResult out_;
+  // The only writer of out_.result()'s verdict, message, cuda_error, tests, timings, flags
+  // and speedups (verdict_decision.h): the steps above measure and report to it.
+  VerdictDecision decision_{out_.mutable_result()};
 };
 
 }  // namespace kjudge::runner

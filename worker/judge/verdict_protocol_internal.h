@@ -28,8 +28,6 @@ inline constexpr double kMiB = 1024.0 * 1024.0;
 // result is wrong for the new inputs), and it cost the judge a second allocation, mapping and
 // byte-for-byte input check of every tensor (~100 ms a job at 6 GB shapes on an H100).
 inline constexpr int kMaxInputSets = 1;
-inline constexpr double kFloorMargin = 0.9;      // median < 0.9 x floor: SUSPICIOUS
-inline constexpr double kLibrarySpeedupFlag = 10.0;
 
 // Failures of trusted code are kjudge's fault: INTERNAL_ERROR, keeping CUDA error and
 // stickiness.

@@ -1,7 +1,6 @@
-// Result assembly: timings as reported (floor, SOL%), flags (throttling, busy after stop, no
-// clock monitor, uncalibrated event overhead, speedups over 10x), the speed verdict (SUSPICIOUS
-// only for the physically impossible), speedups against every baseline, and the CORRECT
-// message.
+// What the timing steps measured, as the plain facts VerdictDecision decides on
+// (verdict_decision.h: flags, the speed verdict, speedups, the CORRECT message): timings as
+// reported (floor, SOL%), sample counts, the clock monitor, the impossible floor.
 #include "worker/judge/verdict_protocol.h"
 
 #include <algorithm>
@@ -50,114 +49,54 @@ Ceilings VerdictProtocol::MeasuredCeilings() const {
                   info.fp16_tflops(), info.bf16_tflops()};
 }
 
-void VerdictProtocol::AddBenchFlags() {
-  const auto& shapes = setup_.spec.bench_shapes;
+BenchFacts VerdictProtocol::MeasuredBenchFacts() const {
   const ClockMonitor* clock = env_.timing.clock;
-  if (!shapes.empty() && (clock == nullptr || !clock->available())) {
-    out_.mutable_result()->add_flags(
-        Cat("no_clock_monitor: throttling not detected (",
-            clock == nullptr ? std::string("no NVML") : clock->reason(), ")"));
-  }
-  if (!shapes.empty() && !env_.uncalibrated_reason.empty()) {
-    out_.mutable_result()->add_flags(
-        Cat("event_overhead_uncalibrated: timings include the ~2.5 us that the CUDA events add (",
-            env_.uncalibrated_reason, ")"));
-  }
+  BenchFacts facts;
+  facts.has_bench_shapes = !setup_.spec.bench_shapes.empty();
+  facts.clock_monitored = clock != nullptr && clock->available();
+  facts.clock_reason = clock == nullptr ? std::string("no NVML") : clock->reason();
+  facts.uncalibrated_reason = env_.uncalibrated_reason;
+  return facts;
 }
 
-void VerdictProtocol::AddTimingFlags(const std::string& who, const Shape& shape,
-                                     const TimingResult& t) {
-  v1::JobResult* result = out_.mutable_result();
-  const int max_mhz = env_.timing.clock != nullptr ? env_.timing.clock->max_sm_clock_mhz() : 0;
-  if (t.throttled > 0) {
-    result->add_flags(absl::StrFormat(
-        "throttled: %s at %s: %d of %d samples taken under %.0f%% of the max SM clock (%d MHz) "
-        "were %s",
-        who, shape.Label(), t.throttled, t.throttled + t.summary.count * (t.all_throttled ? 0 : 1),
-        100.0 * env_.timing.throttle_threshold, max_mhz,
-        t.all_throttled ? "all that was measured: the timing is of a throttled GPU"
-                        : "discarded"));
-  }
-  if (t.busy_after_stop > 0) {
-    result->add_flags(absl::StrFormat(
-        "busy_after_stop: %s at %s: the device was still busy after the plan's stop event in "
-        "%d samples",
-        who, shape.Label(), t.busy_after_stop));
-  }
+SampleFacts VerdictProtocol::MeasuredSampleFacts(const std::string& who, const Shape& shape,
+                                                 const TimingResult& t) const {
+  SampleFacts facts;
+  facts.who = who;
+  facts.shape = shape.Label();
+  facts.kept = t.summary.count;
+  facts.throttled = t.throttled;
+  facts.all_throttled = t.all_throttled;
+  facts.busy_after_stop = t.busy_after_stop;
+  facts.max_sm_clock_mhz =
+      env_.timing.clock != nullptr ? env_.timing.clock->max_sm_clock_mhz() : 0;
+  facts.throttle_threshold = env_.timing.throttle_threshold;
+  return facts;
 }
 
-absl::Status VerdictProtocol::JudgeSpeed(const Shape& shape, const TimingResult& t,
-                                         double floor_us) {
-  v1::JobResult* result = out_.mutable_result();
-  const int64_t samples = t.summary.count + (t.all_throttled ? 0 : t.throttled);
-  if (t.busy_after_stop > 0 && 2 * t.busy_after_stop > samples) {
-    result->set_verdict(v1::SUSPICIOUS);
-    result->set_message(Cat("bench shape ", shape.Label(),
-                            ": the device was still busy after the plan's stop event in ",
-                            t.busy_after_stop, " of ", samples,
-                            " timed samples: work outlived the timed region."));
-    return absl::OkStatus();
-  }
+TimingFacts VerdictProtocol::MeasuredTimingFacts(const Shape& shape, const TimingResult& t,
+                                                 double floor_us) const {
+  TimingFacts facts;
+  facts.samples = MeasuredSampleFacts("candidate", shape, t);
+  facts.timing = TimingToProto(t, floor_us);
+  facts.median_us = t.summary.median;
+  facts.floor_us = floor_us;
   // SUSPICIOUS only for the physically impossible: under the memory floor, or under a compute
   // floor the problem declares a true lower bound (ceilings.h). SOL% keeps the full floor.
   const Ceilings c = MeasuredCeilings();
   const PhysicalFloor f = ImpossibleFloorOf(setup_.spec, shape, c);
-  if (f.us > 0.0 && t.summary.median < kFloorMargin * f.us) {
-    const std::string compute =
-        f.rate.tflops > 0.0
-            ? absl::StrFormat("%.3f us of flops at %.1f TFLOP/s %s, the fastest legitimate rate "
-                              "for its dtypes", f.compute_us, f.rate.tflops, f.rate.name)
-            : absl::StrFormat("no compute bound (%s)", f.rate.name);
-    result->set_verdict(v1::SUSPICIOUS);
-    result->set_message(absl::StrFormat(
-        "bench shape %s: median %.3f us is under %.0f%% of the physical floor %.3f us (cost "
-        "model at this GPU's measured ceilings: %.3f us of bytes at %.1f GB/s device copy; %s): "
-        "faster than the hardware allows, not a speedup (SOL %.0f%%).",
-        shape.Label(), t.summary.median, 100.0 * kFloorMargin, f.us, f.memory_us, c.copy_gbs,
-        compute, 100.0 * floor_us / std::max(t.summary.median, 1e-9)));
-  }
-  return absl::OkStatus();
+  facts.impossible = ImpossibleFloor{f.us, f.memory_us, f.compute_us, f.rate.tflops, f.rate.name,
+                                     c.copy_gbs};
+  return facts;
 }
 
-void VerdictProtocol::AddSpeedups() {
-  v1::JobResult* result = out_.mutable_result();
-  auto add = [&](const v1::BaselineTiming& b) {
-    auto it = candidate_median_.find(b.shape());
-    if (it == candidate_median_.end() || it->second <= 0.0) return;
-    v1::Speedup* s = result->add_speedups();
-    s->set_shape(b.shape());
-    s->set_baseline(b.name());
-    s->set_speedup(b.timing().median_us() / it->second);
-    // Over 10x a library baseline (the naive reference does not count) is worth a second look.
-    if (b.name() != "reference" && s->speedup() > kLibrarySpeedupFlag) {
-      result->add_flags(absl::StrFormat("speedup_over_10x: %s at %s: %.1fx", b.name(),
-                                        b.shape(), s->speedup()));
-    }
-  };
+std::vector<const v1::BaselineTiming*> VerdictProtocol::SpeedupBaselines() const {
+  std::vector<const v1::BaselineTiming*> baselines;
   for (const v1::BaselineTiming& b : run_.cached_baselines()) {
-    if (b.problem() == run_.problem()) add(b);
+    if (b.problem() == run_.problem()) baselines.push_back(&b);
   }
-  for (const v1::BaselineTiming& b : out_.new_baselines()) add(b);
-}
-
-std::string VerdictProtocol::CorrectMessage() const {
-  const v1::JobResult& r = out_.result();
-  std::string msg = Cat("correct on ", r.tests_size(), " test shapes");
-  for (const v1::ShapeTiming& t : r.timings()) {
-    Append(&msg, absl::StrFormat("; %s: median %.2f us", t.shape(), t.timing().median_us()));
-    if (t.timing().sol_percent() > 0.0) {
-      Append(&msg, absl::StrFormat(" (SOL %.0f%%)", t.timing().sol_percent()));
-    }
-    for (const v1::Speedup& s : r.speedups()) {
-      if (s.shape() == t.shape()) {
-        Append(&msg, absl::StrFormat(", %.2fx %s", s.speedup(), s.baseline()));
-      }
-    }
-  }
-  for (const std::string& flag : r.flags()) {
-    if (flag.starts_with("speedup_over_10x")) Append(&msg, Cat("; flagged ", flag));
-  }
-  return msg;
+  for (const v1::BaselineTiming& b : out_.new_baselines()) baselines.push_back(&b);
+  return baselines;
 }
 
 }  // namespace kjudge::runner

@@ -42,15 +42,8 @@ absl::Status VerdictProtocol::DiagnoseFault(size_t i, const absl::Status& fault)
   }();
   // Faults again with writable inputs: a wild access, not an input write.
   if (!modified.ok()) return fault;
-  const ErrorInfo info = DescribeError(fault);
-  const std::string which =
-      modified->empty() ? std::string("an input (with the values it already held)")
-                        : Cat("its input(s) ", *modified);
-  return MakeRunnerError(v1::INPUT_MODIFIED,
-                         Cat("the kernel wrote ", which, ": inputs are mapped read-only, so the "
-                             "write faulted (", info.message, "); run again with writable "
-                             "inputs it did not fault"),
-                         info.cuda_error);
+  const Fault input_write = InputWriteFault(FaultOf(DescribeError(fault)), *modified);
+  return MakeRunnerError(input_write.verdict, input_write.message, input_write.cuda_error);
 }
 
 absl::Status VerdictProtocol::BindSet(int set, bool bench, size_t i, const TensorSet& tensors,
@@ -65,7 +58,7 @@ absl::Status VerdictProtocol::BindSet(int set, bool bench, size_t i, const Tenso
   return process_->Bind(set, bench, static_cast<int>(i), buffers);
 }
 
-absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
+absl::Status VerdictProtocol::CheckShape(size_t i) {
   const Shape& shape = setup_.spec.test_shapes[i];
   const Bindings bindings = setup_.spec.BindingsFor(shape);
   // The inputs the reference's outputs were computed for (RunReferenceShape drew the key).
@@ -96,22 +89,8 @@ absl::Status VerdictProtocol::CheckShape(size_t i, v1::Verdict* verdict) {
     comparator.AddTensor(h.name, DecodeToDouble(h.dtype, h.bytes, h.count),
                          reference_outputs_[i][t], PoisonMask(h.poison, h.bytes, h.count));
   }
-  v1::TestOutcome outcome = ToTestOutcome(shape.Label(), comparator.Result());
-  if (!outcome.passed() && input.regime != InputRegime::kDeclared) {
-    outcome.set_detail(Cat(outcome.detail(), " (inputs in regime '", RegimeName(input.regime),
-                           "')"));
-  }
-  if (!modified.empty()) {
-    outcome.set_passed(false);
-    outcome.set_detail(Cat("the kernel wrote its input(s) ", modified, ".",
-                           outcome.detail().empty() ? "" : " ", outcome.detail()));
-    *verdict = v1::INPUT_MODIFIED;
-  } else if (outcome.unwritten_count() > 0) {
-    *verdict = v1::UNWRITTEN_OUTPUT;
-  } else if (!outcome.passed()) {
-    *verdict = v1::WRONG_ANSWER;
-  }
-  *out_.mutable_result()->add_tests() = std::move(outcome);
+  (void)decision_.TestShape(
+      {ToTestOutcome(shape.Label(), comparator.Result()), input.regime, std::move(modified)});
   return absl::OkStatus();
 }
 
