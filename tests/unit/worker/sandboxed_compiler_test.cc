@@ -244,11 +244,7 @@ __global__ void relu(float* x) { x[threadIdx.x] = fmaxf(x[threadIdx.x], 0.0f); }
   EXPECT_EQ(o->program.cubin.substr(0, 4), "\x7f" "ELF");
   EXPECT_EQ(o->program.lowered_names.at("relu"), "_Z4reluPf");
   EXPECT_EQ(o->program.lowered_names.at("scale<256>"), "_Z5scaleILi256EEvPff");
-  EXPECT_NE(o->sandbox.find("landlock abi"), std::string::npos) << o->sandbox;
-  EXPECT_NE(o->sandbox.find("seccomp"), std::string::npos) << o->sandbox;
-  if (::geteuid() == 0) {
-    EXPECT_NE(o->sandbox.find("uid 65534"), std::string::npos) << o->sandbox;
-  }
+  // What the sandbox applied is tried from inside it in sandbox_limits_test.cc.
   EXPECT_GT(o->peak_rss_kib, 0);
   EXPECT_TRUE(o->limit_hit.empty());
   // The same cubin as an in-process compile with the same include path (kjudge's std_headers
