@@ -8,6 +8,7 @@ packages=(
   libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
   libcpp-httplib-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy libclang-rt-14-dev python3 openssl libseccomp-dev
+  slurm-wlm munge  # the one-node Slurm cluster of tests/deploy/slurm_cluster.sh (daemons started by the test)
   iproute2  # network namespaces and veth for tests/deploy/multi_host_tls.sh (util-linux gives unshare, nsenter)
   chromium  # headless, for the dashboard test (tests/integration/dashboard_test.cc)
   python3-venv python3-grpcio python3-protobuf python3-grpc-tools python3-pytest mypy
