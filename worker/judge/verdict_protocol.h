@@ -44,6 +44,8 @@
 // baseline measurement of step 4 (MeasureBaselines, the same checks); verdict
 // BASELINES_MEASURED, the message listing what was measured and what was not, and why (a
 // torch_compile still compiling is timed by a later job).
+// The steps measure; every verdict, message, flag, test outcome, timing and speedup is decided
+// and written by decision_ (VerdictDecision, verdict_decision.h, which says which finding wins).
 // Errors never escape: Run() always returns a result. A sticky CUDA error ends the job with
 // RUNTIME_ERROR (the message names the plan launch and shape) and sticky() turns true: the
 // caller must write the result and exit(3). An out-of-bounds write caught by a guard band
@@ -108,6 +110,9 @@ struct RunnerEnv {
 class VerdictProtocol {
  public:
   VerdictProtocol(RunnerEnv env, v1::RunSpec run, ProgressFn progress);
+  // Not copied or moved: progress_ and decision_ point into this object.
+  VerdictProtocol(const VerdictProtocol&) = delete;
+  VerdictProtocol& operator=(const VerdictProtocol&) = delete;
   v1::RunnerResult Run();
   bool sticky() const { return sticky_; }
 
