@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "common/log.h"
+#include "server/database_check.h"
 #include "server/serve.h"
 
 int main(int argc, char** argv) {
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
   app.add_option("--log-format", log_format, "text, or json (one object per line, for log pipelines)")
       ->capture_default_str()->check(CLI::IsMember({"text", "json"}));
-  app.add_flag("--json", json, "machine-readable output for the keys commands");
+  app.add_flag("--json", json, "machine-readable output for the keys and check commands");
 
   auto* keys = app.add_subcommand("keys", "manage API keys in --db (no server needed)");
   keys->require_subcommand(1);
@@ -90,11 +91,15 @@ int main(int argc, char** argv) {
   auto* list = keys->add_subcommand("list", "list active keys");
   auto* revoke = keys->add_subcommand("revoke", "revoke a key by its id (kj_...)");
   revoke->add_option("id", key_id, "key id")->required();
+  auto* check = app.add_subcommand(
+      "check", "check --db after a crash or a kill: SQLite's integrity and foreign-key checks and the queue's states "
+               "(reads only; safe while a server serves the file). Exit 0 whole, 1 problems found, 2 unreadable");
   CLI11_PARSE(app, argc, argv);
   kjudge::InitLogging("server", log_level, log_format);
 
   if (*create) return kjudge::server::CreateKey(options.db_path, key_name, key_role, json);
   if (*list) return kjudge::server::ListKeys(options.db_path, json);
   if (*revoke) return kjudge::server::RevokeKey(options.db_path, key_id);
+  if (*check) return kjudge::server::CheckDatabaseCommand(options.db_path, json);
   return kjudge::server::Serve(options);
 }

@@ -98,6 +98,11 @@ std::string Cluster::CreateKey(const std::string& role) {
   return parsed.is_object() ? parsed.value("key", "") : "";
 }
 
+std::string Cluster::CheckDatabase() {
+  CommandResult run = Run({ServerBin(), "--db", dir_ + "/kjudge.sqlite", "check"}, std::chrono::seconds(120));
+  return run.exit_code == 0 ? "" : "exit " + std::to_string(run.exit_code) + ": " + run.out + run.err;
+}
+
 CliResult Cluster::Cli(const std::vector<std::string>& args, int timeout_s) {
   std::vector<std::string> argv = {CliBin(), "--server", address(), "--json"};
   argv.insert(argv.end(), args.begin(), args.end());

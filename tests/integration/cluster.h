@@ -46,6 +46,9 @@ class Cluster {
   // Creates an API key in the server's database and returns it.
   std::string CreateKey(const std::string& role);
   CliResult Cli(const std::vector<std::string>& args, int timeout_s = 120);
+  // `kjudge-server check` on the database (SQLite's integrity and foreign-key checks, the
+  // queue's states): "" when the file is whole, else what it found.
+  std::string CheckDatabase();
   // The newest worker's process id (-1 when none).
   pid_t worker_pid() const { return workers_.empty() ? -1 : workers_.back()->pid(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }

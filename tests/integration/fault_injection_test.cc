@@ -99,6 +99,8 @@ TEST(FaultInjection, EveryAcknowledgedSubmissionEndsWithExactlyOneResult) {
     numbers.insert(number);
   }
   EXPECT_EQ(numbers.size(), 120u) << "a submission was acknowledged twice";
+  // The kills left a whole file: every page, reference and job state (issue 30 pt7).
+  EXPECT_EQ(cluster.CheckDatabase(), "");
   stop = true;
   if (::testing::Test::HasFailure()) std::cerr << cluster.Logs();
 }

@@ -3,12 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 #include "server/api_keys.h"
+#include "server/database_check.h"
 #include "server/migrations.h"
 #include "server/worker_registry.h"
 
@@ -654,6 +657,65 @@ TEST_F(JobStoreTest, TimingSamplesAreStoredApartFromTheResult) {
   EXPECT_EQ((*samples)[1].first, "N=3");
   EXPECT_EQ((*samples)[1].second, (std::vector<float>{4.5F, 6.0F, 6.75F}));
   EXPECT_TRUE(store_->Samples(id, Viewer{"kj_b", false})->empty()) << "another tenant's job reads as absent";
+}
+
+}  // namespace
+}  // namespace kjudge::server
+
+namespace kjudge::server {
+namespace {
+
+// `kjudge-server check` (server/database_check.h): quiet on a queue that worked, and names each
+// broken promise: a DONE job without its verdict, a RUNNING job without a lease, a dangling source.
+TEST_F(JobStoreTest, DatabaseCheckFindsNothingInAWorkingQueueAndNamesEachBrokenRow) {
+  const int64_t done = Enqueue();
+  const int64_t running = Enqueue();
+  Enqueue();  // stays queued
+  std::optional<LeasedJob> first = Lease("w1");
+  ASSERT_TRUE(first.has_value());
+  ASSERT_EQ(first->id, done);
+  ASSERT_TRUE(Completes(Ref(*first, "w1")));
+  ASSERT_TRUE(Lease("w1").has_value());
+  absl::StatusOr<std::vector<std::string>> problems = CheckDatabase(*shared_->db);
+  ASSERT_TRUE(problems.ok()) << problems.status();
+  EXPECT_TRUE(problems->empty()) << problems->front();
+
+  ASSERT_TRUE(shared_->db->Execute("UPDATE jobs SET verdict = NULL WHERE state = 3").ok());
+  ASSERT_TRUE(shared_->db->Execute("UPDATE jobs SET lease_expires_unix_ms = NULL WHERE state = 2").ok());
+  ASSERT_TRUE(shared_->db->Execute("PRAGMA foreign_keys = OFF; UPDATE jobs SET source_sha256 = 'gone' WHERE state = 1;"
+                                   "PRAGMA foreign_keys = ON;")
+                  .ok());
+  problems = CheckDatabase(*shared_->db);
+  ASSERT_TRUE(problems.ok()) << problems.status();
+  const std::string all = absl::StrJoin(*problems, "\n");
+  EXPECT_NE(all.find(absl::StrCat("job ", done, " is DONE without a verdict")), std::string::npos) << all;
+  EXPECT_NE(all.find(absl::StrCat("job ", running, " is RUNNING without a worker or a lease")), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("foreign key: jobs"), std::string::npos) << all;
+  EXPECT_EQ(problems->size(), 3u) << all;
+  EXPECT_EQ(CheckDatabase(*shared_->db, 1)->size(), 1u) << "the cap holds";
+}
+
+// A file whose pages were overwritten (a disk fault) fails SQLite's own integrity check.
+TEST_F(JobStoreTest, DatabaseCheckFindsOverwrittenPages) {
+  for (int i = 0; i < 200; ++i) Enqueue(false, absl::StrCat("__global__ void k", i, "(){}"));
+  store_.reset();
+  shared_.reset();  // closes the file (its WAL is checkpointed into it)
+  {
+    std::FILE* file = std::fopen(path_.c_str(), "r+b");
+    ASSERT_NE(file, nullptr);
+    const std::string garbage(4096, '\x5a');
+    // Pages 3 to 6 (page 1 is the header; SQLite's pages are 4 KiB here): table and index pages.
+    ASSERT_EQ(std::fseek(file, 2 * 4096, SEEK_SET), 0);
+    for (int page = 0; page < 4; ++page) ASSERT_EQ(std::fwrite(garbage.data(), 1, garbage.size(), file), garbage.size());
+    std::fclose(file);
+  }
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::OpenReadOnly(path_);
+  ASSERT_TRUE(db.ok()) << db.status();
+  absl::StatusOr<std::vector<std::string>> problems = CheckDatabase(**db);
+  ASSERT_TRUE(problems.ok()) << problems.status();
+  ASSERT_FALSE(problems->empty()) << "overwritten pages passed the check";
+  EXPECT_NE(absl::StrJoin(*problems, "\n").find("malformed"), std::string::npos) << absl::StrJoin(*problems, "\n");
 }
 
 }  // namespace
