@@ -602,7 +602,7 @@ def smoke_slurm(work, bundle, server, env0):
     env = {**env0, "KJUDGE_HOME": str(bundle), "KJUDGE_SERVER": f"127.0.0.1:{port}",
            "KJUDGE_API_KEY_FILE": str(key_file), "KJUDGE_LOG_DIR": str(logs),
            "KJUDGE_CACHE_DIR": str(work / "slurm-cache"), "SLURM_JOB_ID": "4242", "SLURM_GPUS_ON_NODE": "1",
-           "SLURM_SUBMIT_DIR": str(work)}
+           "SLURM_SUBMIT_DIR": str(work), "KJUDGE_PLAINTEXT": "1"}  # TLS under Slurm: tests/deploy/slurm_cluster.sh
 
     server_proc = Proc("server", [str(bundle / "bin" / "kjudge-server"), "--db", str(db), "--listen",
                                   f"127.0.0.1:{port}", "--problems", str(bundle / "problems"), "--require-auth"],
@@ -654,7 +654,8 @@ def smoke_slurm_devices(work, env0):
     logs = work / "stub-logs"
     env = {**env0, "KJUDGE_HOME": str(stub), "KJUDGE_SERVER": "judge.example:50051",
            "KJUDGE_API_KEY_FILE": str(key_file), "KJUDGE_LOG_DIR": str(logs), "KJUDGE_CACHE_DIR": str(work / "stub-cache"),
-           "CUDA_VISIBLE_DEVICES": "5,7", "SLURM_JOB_ID": "77", "KJUDGE_WORKER_ARGS": "--log-format json"}
+           "CUDA_VISIBLE_DEVICES": "5,7", "SLURM_JOB_ID": "77", "KJUDGE_WORKER_ARGS": "--log-format json",
+           "KJUDGE_TLS_CA": str(key_file)}  # any readable file: the stub does not connect
     job = Proc("sbatch", ["bash", str(sbatch)], env, work / "stub-job.out")
     try:
         deadline = time.time() + 20
@@ -666,7 +667,7 @@ def smoke_slurm_devices(work, env0):
         texts = [(logs / f"gpu{i}.log").read_text() if (logs / f"gpu{i}.log").exists() else "" for i in (0, 1)]
         good = rc == 0 and all(f"--device {i} " in t and f"--api-key-file {key_file} " in t
                                and "key: none" in t and "kj_stub_secret" not in t and "drained" in t
-                               and "--log-format json" in t for i, t in enumerate(texts)) \
+                               and "--log-format json" in t and f"--tls-ca {key_file}" in t for i, t in enumerate(texts)) \
             and not (logs / "gpu2.log").exists()
         if good:
             ok("Slurm script: CUDA_VISIBLE_DEVICES=5,7 -> workers on --device 0 and 1, --api-key-file (key not in env), "
