@@ -58,6 +58,7 @@ struct JobArgs {
   std::string id;
   bool wait = false;
   double timeout_s = kDefaultWaitTimeoutS;  // with --wait; 0 = no limit
+  bool source = false;  // print the job's source as submitted, nothing else (--json: JobSource)
 };
 int ShowJob(CliContext& cli, const JobArgs& args);
 

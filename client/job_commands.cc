@@ -127,7 +127,30 @@ int Submit(CliContext& cli, const SubmitArgs& args) {
   return kOk;
 }
 
+namespace {
+
+// `kjudge job N --source`: the source alone on stdout, byte for byte, so `> file.cu` gives the
+// file that was judged; --json: the JobSource message.
+int ShowJobSource(CliContext& cli, const std::string& id) {
+  grpc::ClientContext context;
+  cli.Prepare(&context, 30);
+  v1::GetJobRequest request;
+  request.set_job_id(id);
+  v1::JobSource source;
+  grpc::Status status = cli.stub->GetJobSource(&context, request, &source);
+  if (!status.ok()) return cli.Fail(status, "reading the source of job " + id);
+  if (cli.json) {
+    std::cout << CliJson(source) << "\n";
+  } else {
+    std::cout << source.source() << std::flush;
+  }
+  return kOk;
+}
+
+}  // namespace
+
 int ShowJob(CliContext& cli, const JobArgs& args) {
+  if (args.source) return ShowJobSource(cli, args.id);
   if (args.wait) return WaitForJob(cli, args.id, args.timeout_s);
   grpc::ClientContext context;
   cli.Prepare(&context, 10);

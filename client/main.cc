@@ -74,8 +74,13 @@ int main(int argc, char** argv) {
   auto* job = app.add_subcommand("job", "show a job (its verdict once done)");
   job->add_option("id", job_args.id, "job id")->required();
   job->add_flag("--wait,-w", job_args.wait, "follow the job until it is done");
-  job->add_option("--timeout", job_args.timeout_s, "with --wait: give up after this many seconds (0: never)")
+  auto* job_wait = job->add_option("--timeout", job_args.timeout_s, "with --wait: give up after this many seconds (0: never)")
       ->capture_default_str();
+  job->add_flag("--source", job_args.source,
+                "print the job's source as submitted and nothing else (`kjudge job 5 --source > mine.cu`);\n"
+                "--json: {job_id, filename, source, launch_plan}, the plan as judged")
+      ->excludes("--wait")
+      ->excludes(job_wait);
 
   JobsArgs jobs_args;
   auto* jobs = app.add_subcommand("jobs", "list your jobs (admins: all), newest first");

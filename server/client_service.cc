@@ -87,6 +87,17 @@ grpc::Status StatsProblemSet(const std::vector<v1::ProblemSummary>& catalog, con
   return grpc::Status::OK;
 }
 
+// What GetJobSource returns: the stored texts capped as the server caps every text it hands
+// out (proto/result_caps.h), at the intake limits, so a database written under larger limits
+// (or by hand) cannot make the answer large.
+void FillJobSource(int64_t id, const JobStore::StoredSubmission& stored, const IntakeLimits& limits,
+                   v1::JobSource* out) {
+  out->set_job_id(std::to_string(id));
+  out->set_filename(CapText(stored.filename, SubmitLimits{}.max_filename_bytes));
+  out->set_source(CapText(stored.source, limits.max_source_bytes));
+  out->set_launch_plan(CapText(stored.launch_plan, limits.max_plan_bytes));
+}
+
 }  // namespace
 
 grpc::Status ClientService::Authorize(const grpc::ServerContextBase& context, ApiKey* caller) {
@@ -217,6 +228,19 @@ grpc::Status ClientService::GetJob(grpc::ServerContext* context, const v1::GetJo
   int64_t id = 0;
   if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
   return LoadJob(id, ViewerOf(caller), response);
+}
+
+grpc::Status ClientService::GetJobSource(grpc::ServerContext* context, const v1::GetJobRequest* request,
+                                         v1::JobSource* response) {
+  ApiKey caller;
+  if (grpc::Status status = Authorize(*context, &caller); !status.ok()) return status;
+  int64_t id = 0;
+  if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
+  absl::StatusOr<std::optional<JobStore::StoredSubmission>> stored = state_->jobs->SubmissionFor(id, ViewerOf(caller));
+  if (!stored.ok()) return ToClient(stored.status());
+  if (!stored->has_value()) return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));  // as LoadJob
+  FillJobSource(id, **stored, state_->limits, response);
+  return grpc::Status::OK;
 }
 
 grpc::Status ClientService::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,

@@ -52,6 +52,10 @@ class ClientService final : public ClientServiceBase {
                                 v1::RefreshBaselinesResponse* response) override;
   grpc::Status ImportBaselines(grpc::ServerContext* context, const v1::ImportBaselinesRequest* request,
                                v1::ImportBaselinesResponse* response) override;
+  // The job's filename, source and launch plan as stored, capped (kjudge.proto JobSource); the
+  // same NOT_FOUND as GetJob for an unknown id or another tenant's job.
+  grpc::Status GetJobSource(grpc::ServerContext* context, const v1::GetJobRequest* request,
+                            v1::JobSource* response) override;
   // Admin only: re-reads the problems directory (catalog_reload.h); a broken problem refuses it.
   grpc::Status ReloadProblems(grpc::ServerContext* context, const v1::ReloadProblemsRequest* request,
                               v1::ReloadProblemsResponse* response) override;

@@ -982,6 +982,22 @@ absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> JobStore
   return out;
 }
 
+absl::StatusOr<std::optional<JobStore::StoredSubmission>> JobStore::SubmissionFor(int64_t id,
+                                                                                    const Viewer& viewer) {
+  std::lock_guard lock(shared_->mutex);
+  QueryLimits limits(*shared_->db, kServerReadBudget);
+  absl::StatusOr<Statement> stmt = shared_->db->Prepare(Sql::Join({
+      "SELECT j.filename, s.body, j.launch_plan FROM jobs j JOIN sources s ON s.sha256 = j.source_sha256 "
+      "WHERE j.id = ?3 AND ", kVisible}));
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, viewer.admin ? 1 : 0).Bind(2, viewer.key_id).Bind(3, id);
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<StoredSubmission>();
+  return std::optional<StoredSubmission>(
+      StoredSubmission{stmt->ColumnText(0), stmt->ColumnText(1), stmt->ColumnText(2)});
+}
+
 absl::StatusOr<std::vector<JobEvent>> JobStore::Events(int64_t id, const Viewer& viewer) {
   std::lock_guard lock(shared_->mutex);
   QueryLimits limits(*shared_->db, kServerReadBudget);

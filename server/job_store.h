@@ -211,6 +211,12 @@ class JobStore {
   absl::StatusOr<std::vector<std::pair<std::string, std::vector<float>>>> Samples(int64_t id, const Viewer& viewer);
   // The job's timeline, oldest first; empty when `viewer` may not see the job (as GetFor).
   absl::StatusOr<std::vector<JobEvent>> Events(int64_t id, const Viewer& viewer);
+  // The job's submission as stored (a REJECTED job's: the heads Enqueue kept; a baselines-only
+  // job's: empty), uncapped; nullopt when `viewer` may not see the job (as GetFor).
+  struct StoredSubmission {
+    std::string filename, source, launch_plan;
+  };
+  absl::StatusOr<std::optional<StoredSubmission>> SubmissionFor(int64_t id, const Viewer& viewer);
 
   // For WatchHub, which re-reads only the jobs that changed. One job_events row is written in
   // the transaction of every state change (see the contract above), so its rows after

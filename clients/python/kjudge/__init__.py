@@ -34,6 +34,7 @@ from .types import (
     BatchItem,
     Job,
     JobPage,
+    JobSource,
     JobState,
     Problem,
     ProblemSummary,
@@ -49,7 +50,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Client", "AsyncClient", "RetryPolicy", "NO_RETRY",
-    "Submission", "Job", "JobPage", "JobState", "Stage", "Verdict", "Speedup", "BatchItem",
+    "Submission", "Job", "JobPage", "JobSource", "JobState", "Stage", "Verdict", "Speedup", "BatchItem",
     "Problem", "ProblemSummary", "TensorInfo", "Stats",
     "KjudgeError", "BadRequest", "InvalidArgument", "NotFound", "AlreadyExists", "FailedPrecondition",
     "PermissionDenied", "Unauthenticated", "RefusedForNow", "Unreachable", "DeadlineExceeded", "ServerError",

@@ -20,7 +20,7 @@ import grpc
 import grpc.aio
 
 from . import _core, errors
-from .types import BatchItem, Job, JobPage, JobState, Problem, ProblemSummary, Stats, Submission, WaitResult
+from .types import BatchItem, Job, JobPage, JobSource, JobState, Problem, ProblemSummary, Stats, Submission, WaitResult
 from .v1 import kjudge_pb2 as pb
 from .v1 import kjudge_pb2_grpc as pb_grpc
 
@@ -215,6 +215,13 @@ class AsyncClient:
         """The job as it is now; NotFound (field "job_id") for unknown ids and other tenants' jobs."""
         job_id = str(job_id)
         return Job.from_proto(await self._unary(self._stub.GetJob, pb.GetJobRequest(job_id=job_id), job_id=job_id))
+
+    async def job_source(self, job_id: Union[str, int]) -> JobSource:
+        """The job's source, launch plan and filename as stored (what was judged); NotFound (field
+        "job_id") for unknown ids and other tenants' jobs, as get_job."""
+        job_id = str(job_id)
+        request = pb.GetJobRequest(job_id=job_id)
+        return JobSource.from_proto(await self._unary(self._stub.GetJobSource, request, job_id=job_id))
 
     def watch(self, job_id: Union[str, int], *, timeout: Optional[float] = None) -> AsyncIterator[Job]:
         """Yields the job on every change; ends after it is DONE."""

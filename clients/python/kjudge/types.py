@@ -24,6 +24,7 @@ __all__ = [
     "Job",
     "KernelResources",
     "JobPage",
+    "JobSource",
     "Submission",
     "BatchItem",
     "ProblemSummary",
@@ -197,6 +198,21 @@ class Job:
         if not values:
             return None
         return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+@dataclass(frozen=True)
+class JobSource:
+    """A job's submission as the server stored it (GetJobSource): what was judged. A REJECTED
+    job keeps the head of its source and plan; a baselines-only job has none."""
+
+    job_id: str
+    filename: str  # as submitted; "submission.cu" when none was given
+    source: str  # the CUDA C++, byte for byte
+    launch_plan: str  # the plan as judged: given apart, or taken from the source's kjudge-plan block
+
+    @classmethod
+    def from_proto(cls, s: pb.JobSource) -> "JobSource":
+        return cls(job_id=s.job_id, filename=s.filename, source=s.source, launch_plan=s.launch_plan)
 
 
 @dataclass(frozen=True)

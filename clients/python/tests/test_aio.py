@@ -102,3 +102,13 @@ def test_the_example_agent_loop_runs(cluster):
     assert set(summary["verdicts"]) <= {"COMPILED", "COMPILE_ERROR"} and summary["verdicts"]["COMPILED"] > 0
     assert sum(summary["verdicts"].values()) == 24
     assert summary["best"]["verdict"] == "COMPILED" and summary["best"]["reward"] == 0.1
+
+
+def test_job_source_is_awaitable(cluster, relu_source):
+    async def main():
+        async with kjudge.AsyncClient(cluster.address, api_key=cluster.keys["submitter"]) as kj:
+            job = await kj.submit(RELU, relu_source, compile_only=True)
+            return await kj.job_source(job.id)
+
+    source = asyncio.run(main())
+    assert source.source == relu_source and source.filename == "submission.cu"

@@ -348,3 +348,23 @@ def test_retry_policy_backs_off_honours_retry_after_and_never_resends_what_it_mu
     assert kjudge.NO_RETRY.delay(0, refused) is None
     big = kjudge.RetryPolicy(attempts=30, initial_backoff=0.1, max_backoff=1.0)
     assert big.delay(20, kjudge.Unreachable("down")) <= 1.0, "capped at max_backoff"
+
+
+def test_job_source_for_the_owner_and_admins_not_for_other_tenants(kj, cluster, relu_source):
+    job = kj.submit(RELU, relu_source, compile_only=True, filename="mine.cu")
+    source = kj.job_source(job.id)
+    assert isinstance(source, kjudge.JobSource)
+    assert source.job_id == job.id and source.filename == "mine.cu"
+    assert source.source == relu_source, "byte for byte as submitted"
+    assert "relu_vec4<<<" in source.launch_plan, "the plan taken from the source's kjudge-plan block"
+    with kjudge.Client(cluster.address, api_key=cluster.keys["admin"]) as admin:
+        assert admin.job_source(int(job.id)).source == relu_source
+    with kjudge.Client(cluster.address, api_key=cluster.create_key("submitter")) as other:
+        with pytest.raises(kjudge.NotFound) as raised:
+            other.job_source(job.id)
+        assert raised.value.field == "job_id" and f"no job {job.id}" in raised.value.message
+    with pytest.raises(kjudge.NotFound):
+        kj.job_source(987654321)
+    rejected = kj.submit(RELU, "__global__ void k() {}\n", filename="noplan.cu")
+    assert rejected.verdict == kjudge.Verdict.REJECTED
+    assert kj.job_source(rejected.id).source == "__global__ void k() {}\n", "a REJECTED job keeps its source"

@@ -315,6 +315,18 @@ class JobResult(_message.Message):
     verdict: Verdict
     def __init__(self, verdict: _Optional[_Union[Verdict, str]] = ..., message: _Optional[str] = ..., compile_log: _Optional[str] = ..., compile_ms: _Optional[float] = ..., cubin_cache_hit: bool = ..., seed: _Optional[int] = ..., tests: _Optional[_Iterable[_Union[TestOutcome, _Mapping]]] = ..., timings: _Optional[_Iterable[_Union[ShapeTiming, _Mapping]]] = ..., speedups: _Optional[_Iterable[_Union[Speedup, _Mapping]]] = ..., gpu: _Optional[str] = ..., cuda_error: _Optional[str] = ..., run_ms: _Optional[float] = ..., flags: _Optional[_Iterable[str]] = ..., candidate_output: _Optional[str] = ..., candidate_output_cut: _Optional[int] = ..., default_denominator: _Optional[_Union[Denominator, _Mapping]] = ..., baselines: _Optional[_Iterable[_Union[BaselineTiming, _Mapping]]] = ..., input_keys: _Optional[_Iterable[_Union[InputKey, _Mapping]]] = ..., input_keys_cut: _Optional[int] = ..., kernels: _Optional[_Iterable[_Union[KernelResources, _Mapping]]] = ..., kernels_cut: _Optional[int] = ...) -> None: ...
 
+class JobSource(_message.Message):
+    __slots__ = ["filename", "job_id", "launch_plan", "source"]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    LAUNCH_PLAN_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    filename: str
+    job_id: str
+    launch_plan: str
+    source: str
+    def __init__(self, job_id: _Optional[str] = ..., filename: _Optional[str] = ..., source: _Optional[str] = ..., launch_plan: _Optional[str] = ...) -> None: ...
+
 class KernelResources(_message.Message):
     __slots__ = ["barriers", "dynamic_shared_bytes", "local_bytes", "max_threads_per_block", "name", "plan_names", "registers", "spill_load_bytes", "spill_store_bytes", "static_shared_bytes"]
     BARRIERS_FIELD_NUMBER: _ClassVar[int]

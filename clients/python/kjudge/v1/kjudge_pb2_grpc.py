@@ -89,6 +89,11 @@ class ClientServiceStub(object):
                 request_serializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsRequest.SerializeToString,
                 response_deserializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsResponse.FromString,
                 )
+        self.GetJobSource = channel.unary_unary(
+                '/kjudge.v1.ClientService/GetJobSource',
+                request_serializer=kjudge_dot_v1_dot_kjudge__pb2.GetJobRequest.SerializeToString,
+                response_deserializer=kjudge_dot_v1_dot_kjudge__pb2.JobSource.FromString,
+                )
 
 
 class ClientServiceServicer(object):
@@ -194,6 +199,14 @@ class ClientServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetJobSource(self, request, context):
+        """The job's source, launch plan and filename as stored: its owner's and admins' (another
+        tenant's job answers NOT_FOUND "no job N", as GetJob).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ClientServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -271,6 +284,11 @@ def add_ClientServiceServicer_to_server(servicer, server):
                     servicer.ReloadProblems,
                     request_deserializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsRequest.FromString,
                     response_serializer=kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsResponse.SerializeToString,
+            ),
+            'GetJobSource': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetJobSource,
+                    request_deserializer=kjudge_dot_v1_dot_kjudge__pb2.GetJobRequest.FromString,
+                    response_serializer=kjudge_dot_v1_dot_kjudge__pb2.JobSource.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -534,6 +552,23 @@ class ClientService(object):
         return grpc.experimental.unary_unary(request, target, '/kjudge.v1.ClientService/ReloadProblems',
             kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsRequest.SerializeToString,
             kjudge_dot_v1_dot_kjudge__pb2.ReloadProblemsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetJobSource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/kjudge.v1.ClientService/GetJobSource',
+            kjudge_dot_v1_dot_kjudge__pb2.GetJobRequest.SerializeToString,
+            kjudge_dot_v1_dot_kjudge__pb2.JobSource.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
