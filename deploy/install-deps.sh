@@ -8,6 +8,7 @@ packages=(
   libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
   libcpp-httplib-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy libclang-rt-14-dev python3 openssl libseccomp-dev
+  systemd shellcheck  # systemd-analyze verify/security and shellcheck in tests/deploy/check_deploy.sh (no systemd PID 1 needed)
   slurm-wlm munge  # the one-node Slurm cluster of tests/deploy/slurm_cluster.sh (daemons started by the test)
   iproute2  # network namespaces and veth for tests/deploy/multi_host_tls.sh (util-linux gives unshare, nsenter)
   chromium  # headless, for the dashboard test (tests/integration/dashboard_test.cc)

@@ -21,6 +21,7 @@ Without binaries only the static checks run; the rest is reported as SKIP.
 import argparse
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -294,6 +295,25 @@ def check_consistency(docs):
     else:
         ok(f"{rel(unit)}: KillMode=mixed")
 
+    # Hardening every unit must keep (issue 32); the worker's key only as a credential file.
+    required = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "UMask": "0027", "ProtectHome": "yes",
+                "PrivateTmp": "yes", "CapabilityBoundingSet": ""}
+    for name in ("kjudge-server.service", "kjudge-worker@.service"):
+        path = DEPLOY / "systemd" / name
+        us = unit_settings(path)
+        wrong = [f"{k}={us.get(k, ['(unset)'])[-1]} (want {v or 'empty'})" for k, v in required.items()
+                 if us.get(k, [None])[-1] != v]
+        if wrong:
+            fail(f"{rel(path)}: hardening: {', '.join(wrong)}")
+        else:
+            ok(f"{rel(path)}: " + ", ".join(f"{k}={v}" for k, v in required.items()))
+    wunit = unit_settings(DEPLOY / "systemd" / "kjudge-worker@.service")
+    if not any(v.startswith("api-key:") for v in wunit.get("LoadCredential", [])) or \
+            "--api-key-file" not in wunit.get("ExecStart", [""])[-1] or "CREDENTIALS_DIRECTORY" not in wunit["ExecStart"][-1]:
+        fail("kjudge-worker@.service: the key must be LoadCredential=api-key:... read with --api-key-file $CREDENTIALS_DIRECTORY/api-key")
+    else:
+        ok("kjudge-worker@.service: the key is a credential (LoadCredential=api-key:, --api-key-file $CREDENTIALS_DIRECTORY/api-key)")
+
     # Descriptors: the server holds one per connection and raises its soft limit to the hard one.
     for name, least in (("kjudge-server.service", 65536), ("kjudge-worker@.service", 4096)):
         path = DEPLOY / "systemd" / name
@@ -446,7 +466,7 @@ def base_env():
     return env
 
 
-def run_pair(what, server_proc_fn, worker_proc_fn, port, metrics_port=None):
+def run_pair(what, server_proc_fn, worker_proc_fn, port, metrics_port=None, inspect=None):
     """Start a server, then a worker against it; both must come up and drain on SIGTERM. The
     worker must be the main process (bash exec'd it), or SIGTERM would not reach it."""
     server_proc = server_proc_fn()
@@ -468,6 +488,8 @@ def run_pair(what, server_proc_fn, worker_proc_fn, port, metrics_port=None):
                     fail(f"{what}: /metrics on port {metrics_port} has no kjudge_ metrics")
             except OSError as e:
                 fail(f"{what}: /metrics on port {metrics_port}: {e}")
+        if inspect:
+            inspect(server_proc, worker_proc)
         exe = os.path.basename(os.readlink(f"/proc/{worker_proc.p.pid}/exe")) if worker_proc.p.poll() is None else "?"
         rc = worker_proc.stop()
         if exe != "kjudge-worker" or rc != 0 or "signal 15" not in worker_proc.text():
@@ -492,11 +514,18 @@ def smoke_systemd(work, bundle, server, key_file, env0):
     cache.mkdir()
     db = state / "kjudge.sqlite"
     key_file.write_text(create_worker_key(server, db, env0) + "\n")
+    tls = work / "systemd-tls"  # TLS is on by default in the units: certificates from make-certs.sh
+    made = subprocess.run(["bash", str(DEPLOY / "tls" / "make-certs.sh"), str(tls), "127.0.0.1"],
+                          capture_output=True, text=True, timeout=120)
+    if made.returncode != 0:
+        fail(f"deploy/tls/make-certs.sh: {made.stderr.strip()}")
+        return
     settings = {
         "KJUDGE_HOME": str(bundle), "KJUDGE_DB": str(db), "KJUDGE_LISTEN": f"127.0.0.1:{port}",
         "KJUDGE_PROBLEMS": "", "KJUDGE_METRICS_LISTEN": f"127.0.0.1:{metrics}", "KJUDGE_SERVER_ARGS": "",
-        "KJUDGE_SERVER": f"127.0.0.1:{port}", "KJUDGE_API_KEY_FILE": str(key_file), "KJUDGE_TLS_CA": "",
-        "KJUDGE_JOB_TIMEOUT": "600", "KJUDGE_WORKER_ARGS": "",
+        "KJUDGE_SERVER": f"127.0.0.1:{port}", "KJUDGE_API_KEY_FILE": str(key_file),
+        "KJUDGE_TLS_CERT": str(tls / "server.pem"), "KJUDGE_TLS_KEY": str(tls / "server.key"),
+        "KJUDGE_TLS_CA": str(tls / "ca.pem"), "KJUDGE_JOB_TIMEOUT": "600", "KJUDGE_WORKER_ARGS": "",
     }
     unit_dir = DEPLOY / "systemd"
     try:
@@ -506,8 +535,13 @@ def smoke_systemd(work, bundle, server, key_file, env0):
         fail(f"systemd ExecStart: {e}")
         return
 
+    server_unit = unit_settings(unit_dir / "kjudge-server.service")
+    worker_unit = unit_settings(unit_dir / "kjudge-worker@.service")
+    hardened = hardening_wrapper(work)
+
     def server_proc():
-        return Proc("server", server_argv, {**env0, **settings, "STATE_DIRECTORY": str(state)}, work / "systemd-server.log")
+        argv = hardened(server_unit, [state], server_argv)
+        return Proc("server", argv, {**env0, **settings, "STATE_DIRECTORY": str(state)}, work / "systemd-server.log")
 
     # What LoadCredential=api-key:/etc/kjudge/worker.key does: the key in a directory of its own.
     unit_text = (unit_dir / "kjudge-worker@.service").read_text()
@@ -518,14 +552,109 @@ def smoke_systemd(work, bundle, server, key_file, env0):
     (creds / "api-key").write_text(key_file.read_text())
 
     def worker_proc():
-        return Proc("worker", worker_argv, {**env0, **settings, "CACHE_DIRECTORY": str(cache),
-                                            "CREDENTIALS_DIRECTORY": str(creds)}, work / "systemd-worker.log")
+        argv = hardened(worker_unit, [cache], worker_argv)
+        return Proc("worker", argv, {**env0, **settings, "CACHE_DIRECTORY": str(cache),
+                                     "CREDENTIALS_DIRECTORY": str(creds)}, work / "systemd-worker.log")
 
-    run_pair("systemd units' ExecStart", server_proc, worker_proc, port, metrics)
+    def inspect(server_p, worker_p):
+        check_hardened_process("kjudge-server.service", server_p.p.pid, server_unit, hardened.applied)
+        check_hardened_process("kjudge-worker@.service", worker_p.p.pid, worker_unit, hardened.applied)
+
+    run_pair("systemd units' ExecStart (TLS, under the units' NoNewPrivileges, LimitNOFILE, UMask"
+             + (", ProtectSystem=strict" if hardening_wrapper.can_mount else "") + ")",
+             server_proc, worker_proc, port, metrics, inspect)
+    db_mode = db.stat().st_mode & 0o777 if db.exists() else None
+    want_umask = int(server_unit["UMask"][-1], 8)
+    if db_mode is None or db_mode & want_umask:
+        fail(f"systemd server: the database's mode {db_mode and oct(db_mode)} has bits UMask={oct(want_umask)} clears")
+    else:
+        ok(f"systemd server: the database was created mode {oct(db_mode)} under UMask={server_unit['UMask'][-1]}")
     # --metrics-listen came from KJUDGE_METRICS_LISTEN: the server answered while it ran?
     log = (work / "systemd-server.log").read_text(errors="replace")
     if "auth required" not in log:
         fail("systemd server: --require-auth is not on")
+
+
+HARDENING_SH = """#!/bin/bash
+# hardening.sh NOFILE UMASK RO(0|1) RW_PATH... -- ARGV...: what systemd does for NoNewPrivileges=yes,
+# LimitNOFILE=, UMask= and (RO=1, in a mount namespace of its own) ProtectSystem=strict with the
+# unit's StateDirectory/CacheDirectory writable, then execs ARGV (which stays the main process).
+set -e
+nofile=$1 mask=$2 ro=$3
+shift 3
+rw=()
+while [[ $1 != -- ]]; do rw+=("$1"); shift; done
+shift
+if ((ro)); then
+  for p in "${rw[@]}"; do mount --bind "$p" "$p"; done
+  mount -o remount,bind,ro /
+fi
+umask "$mask"
+exec setpriv --no-new-privs prlimit --nofile="$nofile:$nofile" -- "$@"
+"""
+
+
+def hardening_wrapper(work):
+    """A function (unit settings, writable paths, argv) -> argv run as systemd would harden it, as
+    far as this machine allows without systemd: ProtectSystem=strict needs a mount namespace (root)."""
+    script = work / "hardening.sh"
+    script.write_text(HARDENING_SH)
+    can_mount = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
+                               capture_output=True).returncode == 0
+    hardening_wrapper.can_mount = can_mount
+    if not can_mount:
+        skip("ProtectSystem=strict emulation: cannot make a mount namespace here (not root)")
+
+    def wrap(unit, rw_paths, argv):
+        if unit.get("ProtectSystem", [""])[-1] != "strict" or unit.get("NoNewPrivileges", [""])[-1] != "yes":
+            fail("systemd unit without ProtectSystem=strict or NoNewPrivileges=yes (see the hardening check)")
+        nofile = str(effective_nofile(unit))
+        mask = unit.get("UMask", ["0022"])[-1]
+        prefix = ["unshare", "--mount", "--propagation", "private", "--"] if can_mount else []
+        return prefix + ["bash", str(script), nofile, mask, "1" if can_mount else "0",
+                         *map(str, rw_paths), "--", *argv]
+    wrap.applied = can_mount
+    return wrap
+
+
+def effective_nofile(unit):
+    """LimitNOFILE=, capped at this process's hard limit (a container may not let root raise it)."""
+    want = int(unit["LimitNOFILE"][-1].split(":")[-1])
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return want if hard == resource.RLIM_INFINITY else min(want, hard)
+
+
+def check_hardened_process(unit_name, pid, unit, protect_system):
+    """The running process shows the unit's hardening: NoNewPrivs, Umask, Max open files, and
+    (when emulated) a read-only / ."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        limits = Path(f"/proc/{pid}/limits").read_text()
+        mounts = Path(f"/proc/{pid}/mounts").read_text()
+    except OSError as e:
+        fail(f"{unit_name}: cannot read /proc/{pid}: {e}")
+        return
+    field = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+    nofile = str(effective_nofile(unit))
+    open_files = next((line.split()[3:5] for line in limits.splitlines() if line.startswith("Max open files")), [])
+    root_ro = any(m.split()[1] == "/" and "ro" in m.split()[3].split(",") for m in mounts.splitlines())
+    problems = []
+    if field.get("NoNewPrivs", "").strip() != "1":
+        problems.append(f"NoNewPrivs {field.get('NoNewPrivs')}")
+    # The process may tighten it further (the server sets 0077 itself), never loosen it.
+    umask_now, umask_unit = int(field.get("Umask", "0").strip(), 8), int(unit["UMask"][-1], 8)
+    if umask_now & umask_unit != umask_unit:
+        problems.append(f"Umask {field.get('Umask')}")
+    if open_files != [nofile, nofile]:
+        problems.append(f"Max open files {open_files}")
+    if protect_system and not root_ro:
+        problems.append("/ is writable")
+    if problems:
+        fail(f"{unit_name}: the running process lacks the unit's hardening: {', '.join(problems)}")
+    else:
+        capped = "" if nofile == unit["LimitNOFILE"][-1] else f" (LimitNOFILE={unit['LimitNOFILE'][-1]} capped at this machine's hard limit)"
+        ok(f"{unit_name}: ran with NoNewPrivs 1, Umask {field['Umask'].strip()} (unit {unit['UMask'][-1]}), {nofile} descriptors{capped}"
+           + (", / read-only but for its state/cache directory" if protect_system else ""))
 
 
 def smoke_kubernetes(work, bundle, server, docs, env0):

@@ -4,10 +4,11 @@
 #
 #   tests/deploy/check_deploy.sh [KJUDGE_SERVER KJUDGE_WORKER [KJUDGE_RUNNER]]
 #
-# Binaries default to build/bin/ when they exist there (ctest passes the built ones). Each step
-# whose tool is missing prints SKIP and does not fail:
-#   - bash -n, and shellcheck if installed, on deploy/ and tests/deploy/ shell scripts;
-#   - systemd-analyze verify on the units (any warning about them fails);
+# Binaries default to build/bin/ when they exist there (ctest passes the built ones). A missing
+# `shellcheck` or systemd-analyze FAILS (deploy/install-deps.sh installs them); kubectl is optional:
+#   - bash -n and shellcheck on deploy/ and tests/deploy/ shell scripts;
+#   - systemd-analyze verify on every unit in deploy/systemd (any warning about them fails), and
+#     systemd-analyze security --offline: exposure at most 2.0 (server) and 4.0 (worker);
 #   - kubectl kustomize deploy/kubernetes (offline render) if kubectl is installed;
 #   - check_deploy.py: YAML parsing, flags against the binaries' --help, drain-time consistency,
 #     and smoke runs of the units' ExecStart, the manifests' command lines and the Slurm script
@@ -30,33 +31,46 @@ bad() { echo "FAIL  $*"; status=1; }
 skip() { echo "SKIP  $*"; }
 
 # ---- shell scripts ----
-scripts=(deploy/*.sh deploy/slurm/*.sbatch tests/deploy/*.sh)
+scripts=(deploy/*.sh deploy/tls/*.sh deploy/slurm/*.sbatch tests/deploy/*.sh)
 for f in "${scripts[@]}"; do
   if out=$(bash -n "$f" 2>&1); then ok "bash -n $f"; else bad "bash -n $f: $out"; fi
 done
 if command -v shellcheck >/dev/null; then
   # New deployment scripts must be clean; the older deploy/*.sh only at severity warning.
-  new=(deploy/slurm/*.sbatch tests/deploy/*.sh)
+  new=(deploy/slurm/*.sbatch deploy/tls/*.sh tests/deploy/*.sh)
   if out=$(shellcheck -s bash "${new[@]}" 2>&1); then ok "shellcheck ${new[*]}"; else bad "shellcheck:"$'\n'"$out"; fi
   if out=$(shellcheck -s bash -S warning deploy/*.sh 2>&1); then ok "shellcheck -S warning deploy/*.sh"; else bad "shellcheck:"$'\n'"$out"; fi
 else
-  skip "shellcheck: not installed"
+  bad "shellcheck is not installed (Debian: shellcheck; bash deploy/install-deps.sh)"
 fi
 
 # ---- systemd units ----
+# Exposure ceilings (systemd-analyze security, x10): the worker keeps the GPU reachable, so less.
+declare -A max_exposure=([kjudge-server.service]=20 [kjudge-worker@.service]=40)
 if command -v systemd-analyze >/dev/null; then
   tmp=$(mktemp -d)
-  cp deploy/systemd/kjudge-server.service deploy/systemd/kjudge-worker@.service "$tmp/"
-  for unit in kjudge-server.service kjudge-worker@0.service; do
+  cp deploy/systemd/*.service "$tmp/"
+  for path in deploy/systemd/*.service; do
+    name=$(basename "$path")
+    unit=${name/@./@0.}  # a template is verified as its instance 0
+    [[ "$unit" == "$name" ]] || cp "$path" "$tmp/$unit"
     out=$(systemd-analyze verify "$tmp/$unit" 2>&1)
     rc=$?
     # Only lines about our units count (a container without systemd running adds unrelated noise).
-    ours=$(grep -E "kjudge-(server|worker@)" <<<"$out" || true)
+    ours=$(grep -F "${unit%%@*}" <<<"$out" || true)
     if ((rc == 0)) && [[ -z "$ours" ]]; then ok "systemd-analyze verify $unit"; else bad "systemd-analyze verify $unit (rc $rc):"$'\n'"$out"; fi
+    ceiling=${max_exposure[$name]:-}
+    if [[ -z "$ceiling" ]]; then bad "$path: no exposure ceiling in check_deploy.sh (add one to max_exposure)"; continue; fi
+    level=$(systemd-analyze security --offline=yes --no-pager "$tmp/$unit" 2>&1 | grep -oE 'Overall exposure level for [^:]+: [0-9.]+' | grep -oE '[0-9.]+$')
+    if systemd-analyze security --offline=yes --threshold="$ceiling" --no-pager "$tmp/$unit" >/dev/null 2>&1 && [[ -n "$level" ]]; then
+      ok "systemd-analyze security --offline $unit: exposure $level (at most $((ceiling / 10)).$((ceiling % 10)))"
+    else
+      bad "systemd-analyze security --offline $unit: exposure ${level:-unknown} above $((ceiling / 10)).$((ceiling % 10))"
+    fi
   done
   rm -rf "$tmp"
 else
-  skip "systemd-analyze verify: systemd-analyze not installed"
+  bad "systemd-analyze is not installed (Debian: systemd; bash deploy/install-deps.sh)"
 fi
 
 # ---- Kubernetes ----
