@@ -13,12 +13,16 @@ Without binaries only the static checks run; the rest is reported as SKIP.
 3. Consistency: the drain budget (systemd TimeoutStopSec, Kubernetes terminationGracePeriodSeconds,
    Slurm --signal) covers the worker's --job-timeout plus a margin; the server Deployment has one
    replica and strategy Recreate; the worker unit uses KillMode=mixed.
+   Kubernetes: every manifest validated against the Kubernetes API schemas (tests/deploy/k8s,
+   npm packages installed by deploy/install-deps.sh; fails without node or them); the server a
+   StatefulSet of 1 with its volume claim and TLS, tcpSocket probes; the worker with --tls-ca.
 4. Smoke runs with the real binaries on loopback (no GPU needed): the units' ExecStart lines (as
    systemd would unescape them), the manifests' command/args/env (paths mapped into a temporary
    folder) and the Slurm script each start a server and a worker with a fresh worker key; the
    worker must register, then drain and exit 0 on SIGTERM, and so must the server.
 """
 import argparse
+import json
 import os
 import re
 import resource
@@ -107,7 +111,7 @@ BINARIES = ("kjudge-server", "kjudge-worker")
 # kjudge-worker.sbatch, kjudge-server:50051, kjudge-server-data).
 MENTION = re.compile(r"(?<![\w-])(kjudge-server|kjudge-worker)(?![\w@.:-])")
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
-KUBECTL_RESOURCE = re.compile(r"\b(deploy|deployment|deployments|svc|service|pod|pods|ds|daemonset)/$")
+KUBECTL_RESOURCE = re.compile(r"\b(deploy|deployment|deployments|svc|service|pod|pods|ds|daemonset|sts|statefulset)/$")
 COMMAND_END = re.compile(r"&&|\|\||;|\|(?!\|)|(?<![>&])&(?![>&])")
 
 
@@ -259,6 +263,34 @@ def int_setting(settings, key):
 
 # ---------------------------------------------------------------- consistency
 
+def validate_kubernetes(docs):
+    """Every manifest against the Kubernetes API schemas: tests/deploy/k8s/validate.mjs."""
+    if docs is None:
+        fail("Kubernetes schema validation: python3 has no PyYAML (Debian: python3-yaml)")
+        return
+    checker = ROOT / "tests" / "deploy" / "k8s"
+    node = shutil.which("node")
+    if not node:
+        fail("Kubernetes schema validation: node is not installed (Debian: nodejs; bash deploy/install-deps.sh)")
+        return
+    if not (checker / "node_modules" / "kubernetes-models").is_dir():
+        fail(f"Kubernetes schema validation: run `npm ci --prefix {rel(checker)}` (deploy/install-deps.sh does)")
+        return
+    objects = [{"file": rel(path), "doc": d} for path, loaded in docs.items() for d in loaded
+               if d.get("kind") != "Kustomization"]
+    out = subprocess.run([node, str(checker / "validate.mjs")], input=json.dumps(objects), capture_output=True,
+                         text=True, timeout=120)
+    for line in (out.stdout + out.stderr).splitlines():
+        if line.startswith("ok "):
+            ok(line[6:])
+        elif line.strip():
+            fail(line[6:] if line.startswith("FAIL  ") else line)
+    if out.returncode != 0 and "FAIL" not in out.stdout:
+        fail(f"Kubernetes schema validation: validate.mjs exited {out.returncode}")
+    if len([line for line in out.stdout.splitlines() if line.startswith("ok ")]) != len(objects) and out.returncode == 0:
+        fail("Kubernetes schema validation: not every object was reported")
+
+
 def check_consistency(docs):
     # The bundle's std_headers sit where kjudge-compiler looks for them (bin/../share/...).
     pack = (DEPLOY / "pack.sh").read_text()
@@ -347,14 +379,22 @@ def check_consistency(docs):
         args = [str(a) for a in (c.get("args") or [])]
         if binary == "kjudge-server":
             spec = workload.get("spec") or {}
-            if spec.get("replicas") != 1 or (spec.get("strategy") or {}).get("type") != "Recreate":
-                fail(f"{rel(path)}: {name} must have replicas: 1 and strategy Recreate (SQLite: one writer)")
+            claims = [t["metadata"]["name"] for t in spec.get("volumeClaimTemplates") or []]
+            mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts") or []}
+            if workload["kind"] != "StatefulSet" or spec.get("replicas") != 1:
+                fail(f"{rel(path)}: {name} must be a StatefulSet with replicas: 1 (SQLite: one writer)")
+            elif not any(mounts.get(claim) == "/var/lib/kjudge" for claim in claims):
+                fail(f"{rel(path)}: {name}: /var/lib/kjudge must be a volumeClaimTemplates volume (found {claims}, {mounts})")
             else:
-                ok(f"{rel(path)}: {name}: 1 replica, Recreate")
-            probes = [p for p in ("startupProbe", "readinessProbe", "livenessProbe") if "grpc" in (c.get(p) or {})]
+                ok(f"{rel(path)}: {name}: StatefulSet, 1 replica, the database on its volume claim {claims}")
+            probes = [p for p in ("startupProbe", "readinessProbe", "livenessProbe") if "tcpSocket" in (c.get(p) or {})]
             if len(probes) != 3:
-                fail(f"{rel(path)}: {name}: expected grpc startup/readiness/liveness probes, found {probes}")
+                fail(f"{rel(path)}: {name}: expected tcpSocket startup/readiness/liveness probes (gRPC probes cannot speak TLS), found {probes}")
+            if not {"--tls-cert", "--tls-key"} <= {a.split("=", 1)[0] for a in args}:
+                fail(f"{rel(path)}: {name}: TLS must be on (--tls-cert, --tls-key)")
         else:
+            if not any(a.startswith("--tls-ca=") for a in args):
+                fail(f"{rel(path)}: {name}: the worker must connect with TLS (--tls-ca)")
             timeout = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--job-timeout=")), 600)
             grace = pod.get("terminationGracePeriodSeconds", 30)
             gpus = (((c.get("resources") or {}).get("limits")) or {}).get("nvidia.com/gpu")
@@ -664,10 +704,18 @@ def smoke_kubernetes(work, bundle, server, docs, env0):
     port, metrics = free_port(), free_port()
     data, cache, tmp = work / "k8s-data", work / "k8s-cache", work / "k8s-tmp"
     secret_dir = work / "k8s-secret"  # the worker-key Secret volume (mountPath /var/run/secrets/kjudge)
+    tls_dir = work / "k8s-tls"  # the Secrets kjudge-server-tls and kjudge-ca (/var/run/secrets/kjudge-tls)
     for d in (data, cache, tmp, secret_dir):
         d.mkdir()
+    made = subprocess.run(["bash", str(DEPLOY / "tls" / "make-certs.sh"), str(tls_dir), "127.0.0.1"],
+                          capture_output=True, text=True, timeout=120)
+    if made.returncode != 0:
+        fail(f"deploy/tls/make-certs.sh: {made.stderr.strip()}")
+        return
+    for src, dst in (("server.pem", "tls.crt"), ("server.key", "tls.key"), ("ca.pem", "ca.crt")):
+        shutil.copy2(tls_dir / src, tls_dir / dst)  # the Secrets' key names
     mapping = {"/var/lib/kjudge": str(data), "/var/cache/kjudge": str(cache), "/opt/kjudge": str(bundle),
-               "/var/run/secrets/kjudge": str(secret_dir),
+               "/var/run/secrets/kjudge": str(secret_dir), "/var/run/secrets/kjudge-tls": str(tls_dir),
                "0.0.0.0:50051": f"127.0.0.1:{port}", "kjudge-server:50051": f"127.0.0.1:{port}",
                "0.0.0.0:9464": f"127.0.0.1:{metrics}", "/tmp": str(tmp)}
     pattern = re.compile("|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)))
@@ -840,6 +888,7 @@ def main():
     runner = args.runner or (str(Path(args.worker).resolve().parent / "kjudge-runner") if args.worker else None)
     docs = load_yaml()
     check_flags(args.server, args.worker, docs)
+    validate_kubernetes(docs)
     check_consistency(docs)
     if args.no_smoke:
         skip("smoke runs: --no-smoke")
