@@ -19,7 +19,10 @@ Without binaries only the static checks run; the rest is reported as SKIP.
 4. Smoke runs with the real binaries on loopback (no GPU needed): the units' ExecStart lines (as
    systemd would unescape them), the manifests' command/args/env (paths mapped into a temporary
    folder) and the Slurm script each start a server and a worker with a fresh worker key; the
-   worker must register, then drain and exit 0 on SIGTERM, and so must the server.
+   worker must register, then drain and exit 0 on SIGTERM, and so must the server. The units run
+   over TLS (certificates from deploy/tls/make-certs.sh) under what a container can reproduce of
+   their hardening (NoNewPrivileges, LimitNOFILE, UMask, ProtectSystem=strict via a read-only /
+   in a mount namespace), checked in the running processes' /proc.
 """
 import argparse
 import json

@@ -249,6 +249,8 @@ good = len(jobs) == n and states == ["DONE"] and verdicts == ["COMPILED"] and at
 print(("ok    " if good else "FAIL  ") + f"{len(jobs)} of {n} jobs: states {states}, verdicts {verdicts}, attempts {attempts} (no lease lost)")
 sys.exit(0 if good else 1)
 PY
+nothing_left() { ! pgrep -x 'kjudge-worker|kjudge-runner|slurmstepd' > /dev/null; }
+wait_for 100 nothing_left  # slurmstepd may still be tidying up for a moment after squeue forgets the job
 left=$(pgrep -x 'kjudge-worker|kjudge-runner|slurmstepd' | wc -l)
 if ((left == 0)); then ok "no worker, runner or slurmstepd left running"; else bad "$left worker/runner/slurmstepd process(es) left: $(pgrep -a -x 'kjudge-worker|kjudge-runner|slurmstepd')"; fi
 
