@@ -19,6 +19,8 @@
 #   - `scancel --batch --signal=TERM` on the array mid-run: each worker finishes the job in hand
 #     and exits 0 (no lease left open); a second sbatch (--gpus-per-task=1 --ntasks=2: two
 #     workers, --device 0 and 1) finishes the queue; plain `scancel` ends it;
+#   - `sbatch --gpus-per-node=0` with KJUDGE_WORKERS=2: two compile-only workers without a GPU
+#     register and drain;
 #   - every job DONE as COMPILED with attempts 1 (no lease lost), nothing left running.
 # Exit 0: all passed; 1: a check failed (a missing tool or a cluster that cannot start fails too).
 # shellcheck disable=SC2317  # the small predicates below are called through wait_for
@@ -236,6 +238,28 @@ scancel "$SECOND"
 second_gone() { [[ -z "$(squeue -h -j "$SECOND" 2>/dev/null)" ]]; }
 if wait_for 300 second_gone; then ok "scancel $SECOND ended it"; else bad "job $SECOND still runs 30 s after scancel"; fi
 
+# ---- no GPU at all: --gpus-per-node=0 and KJUDGE_WORKERS=2 compile-only workers ----
+THIRD=$(KJUDGE_WORKERS=2 sbatch --parsable --gpus-per-node=0 --ntasks=2 --chdir="$WORK" \
+  --output="$WORK/third-%j.out" "$SBATCH_SCRIPT" 2> sbatch3.err)
+[[ "$THIRD" =~ ^[0-9]+$ ]] || { bad "third sbatch: $(cat sbatch3.err)"; exit 1; }
+if wait_for 300 registered 7; then
+  out3="$WORK/third-$THIRD.out"
+  if grep -q "2 worker(s) for .*, compile-only; CUDA_VISIBLE_DEVICES=unset" "$out3"; then
+    ok "--gpus-per-node=0 with KJUDGE_COMPILE_ONLY=1 KJUDGE_WORKERS=2: 2 compile-only workers, no GPU, registered"
+  else
+    bad "the GPU-less job: $(head -3 "$out3")"
+  fi
+else
+  bad "the GPU-less job's 2 workers did not register in 30 s: $(tail -n 3 "$WORK"/third-*.out)"
+fi
+scancel --batch --signal=TERM "$THIRD"
+third_gone() { [[ -z "$(squeue -h -j "$THIRD" 2>/dev/null)" ]]; }
+if wait_for 300 third_gone && (($(grep -c "kjudge-worker exited with status 0" "$WORK/third-$THIRD.out") == 2)); then
+  ok "scancel --batch --signal=TERM $THIRD: both workers exited 0"
+else
+  bad "the GPU-less job did not drain: $(tail -n 3 "$WORK"/third-*.out)"
+fi
+
 # ---- every job DONE once, COMPILED, attempts 1 ----
 for id in "${IDS[@]}"; do cli --json job "$id"; echo; done > final.jsonl 2>/dev/null
 python3 - "$N" final.jsonl <<'PY' || fail=1
@@ -249,10 +273,10 @@ good = len(jobs) == n and states == ["DONE"] and verdicts == ["COMPILED"] and at
 print(("ok    " if good else "FAIL  ") + f"{len(jobs)} of {n} jobs: states {states}, verdicts {verdicts}, attempts {attempts} (no lease lost)")
 sys.exit(0 if good else 1)
 PY
-nothing_left() { ! pgrep -x 'kjudge-worker|kjudge-runner|slurmstepd' > /dev/null; }
+leftovers() { for name in kjudge-worker kjudge-runner kjudge-compiler slurmstepd; do pgrep -a -x "$name"; done; }
+nothing_left() { [[ -z "$(leftovers)" ]]; }
 wait_for 100 nothing_left  # slurmstepd may still be tidying up for a moment after squeue forgets the job
-left=$(pgrep -x 'kjudge-worker|kjudge-runner|slurmstepd' | wc -l)
-if ((left == 0)); then ok "no worker, runner or slurmstepd left running"; else bad "$left worker/runner/slurmstepd process(es) left: $(pgrep -a -x 'kjudge-worker|kjudge-runner|slurmstepd')"; fi
+if nothing_left; then ok "no worker, runner, compiler or slurmstepd left running"; else bad "process(es) left: $(leftovers)"; fi
 
 ((fail == 0)) && echo "slurm_cluster: all checks passed" || echo "slurm_cluster: FAILED"
 exit $fail
