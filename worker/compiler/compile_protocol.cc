@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -19,12 +22,30 @@ namespace {
 
 using nlohmann::json;
 
+// A number field must hold a number that fits its type exactly: nlohmann would convert a float
+// or a negative number into an unsigned field (undefined behaviour for -1e30).
+template <typename T>
+bool FitsNumber(const json& value) {
+  if constexpr (std::is_same_v<T, double>) {
+    return value.is_number();
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (std::is_unsigned_v<T>) return value.is_number_unsigned();
+    if (value.is_number_unsigned()) return value.get<uint64_t>() <= uint64_t{INT64_MAX};
+    return value.is_number_integer();
+  } else {
+    return true;  // strings, bools, containers: nlohmann's get<T> checks the kind
+  }
+}
+
 // Reads a field of the expected kind; a missing field keeps the default, a field of another
 // kind is an error (a peer that sends the wrong shape is broken, not "empty").
 template <typename T>
 absl::Status Get(const json& doc, const char* key, T* out) {
   const auto it = doc.find(key);
   if (it == doc.end()) return absl::OkStatus();
+  if (!FitsNumber<T>(*it)) {
+    return absl::InvalidArgumentError(Cat("compile protocol field ", key, ": not a number of its type"));
+  }
   try {
     *out = it->get<T>();
   } catch (const json::exception& e) {
@@ -33,11 +54,44 @@ absl::Status Get(const json& doc, const char* key, T* out) {
   return absl::OkStatus();
 }
 
+// Nesting deeper than any message of the protocol is refused while parsing: nlohmann's CBOR
+// reader recurses once per level, so a payload of a million 1-byte nested arrays would
+// overflow the stack. So is a container announcing more elements than the payload has bytes
+// (nlohmann's DOM builder would throw on a length past max_size()).
+constexpr int kMaxNesting = 16;
+
+class BoundedDom : public nlohmann::detail::json_sax_dom_parser<json> {
+ public:
+  BoundedDom(json& result, size_t payload_bytes)
+      : json_sax_dom_parser(result, /*allow_exceptions_=*/false), payload_bytes_(payload_bytes) {}
+  bool start_object(std::size_t n) { return Enter(n) && json_sax_dom_parser::start_object(n); }
+  bool start_array(std::size_t n) { return Enter(n) && json_sax_dom_parser::start_array(n); }
+  bool end_object() {
+    --depth_;
+    return json_sax_dom_parser::end_object();
+  }
+  bool end_array() {
+    --depth_;
+    return json_sax_dom_parser::end_array();
+  }
+
+ private:
+  // n is static_cast<size_t>(-1) for a container of indefinite length.
+  bool Enter(std::size_t n) {
+    return ++depth_ <= kMaxNesting && (n == static_cast<std::size_t>(-1) || n <= payload_bytes_);
+  }
+  int depth_ = 0;
+  size_t payload_bytes_;
+};
+
 absl::StatusOr<json> ParseMap(std::string_view payload) {
-  json doc = json::from_cbor(payload.begin(), payload.end(), /*strict=*/true,
-                             /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return absl::InvalidArgumentError("compile protocol: payload is not a CBOR map");
+  json doc;
+  BoundedDom dom(doc, payload.size());
+  const bool parsed = json::sax_parse(payload.begin(), payload.end(), &dom, json::input_format_t::cbor,
+                                      /*strict=*/true);
+  if (!parsed || dom.is_errored() || !doc.is_object()) {
+    return absl::InvalidArgumentError(Cat("compile protocol: payload is not a CBOR map (nested at most ",
+                                          kMaxNesting, " deep)"));
   }
   return doc;
 }

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "absl/status/status.h"
+#include "worker/gpu/status_macros.h"
 #include "kjudge/v1/kjudge.pb.h"
 
 namespace kjudge::runner {
@@ -45,18 +46,3 @@ absl::Status CudaStatus(cudaError_t err, std::string_view what,
 absl::Status SyncStatus(cudaError_t err, std::string_view what);
 
 }  // namespace kjudge::runner
-
-#define KJ_RETURN_IF_ERROR(expr)            \
-  do {                                      \
-    absl::Status kj_status_ = (expr);       \
-    if (!kj_status_.ok()) return kj_status_; \
-  } while (false)
-
-#define KJ_CONCAT_INNER(a, b) a##b
-#define KJ_CONCAT(a, b) KJ_CONCAT_INNER(a, b)
-#define KJ_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                             \
-  if (!tmp.ok()) return tmp.status();            \
-  lhs = std::move(*tmp)
-#define KJ_ASSIGN_OR_RETURN(lhs, expr) \
-  KJ_ASSIGN_OR_RETURN_IMPL(KJ_CONCAT(kj_statusor_, __LINE__), lhs, expr)
