@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "dashboard/html.h"
 #include "dashboard/pages.h"
+#include "dashboard/query_params.h"
 #include "nlohmann/json.hpp"
 #include "proto/request_checks.h"
 #include "server/shared_database.h"
@@ -31,7 +32,6 @@ constexpr char kLoginCookie[] = "kjudge_login";  // the sign-in form's pre-sessi
 constexpr char kHtml[] = "text/html; charset=utf-8";
 constexpr char kJson[] = "application/json";
 constexpr int kPageSize = 50;
-constexpr size_t kEchoBytes = 200;  // at most this much of a bad parameter is echoed back
 
 struct Caller {
   Viewer viewer;
@@ -58,28 +58,6 @@ std::string BearerKey(const httplib::Request& req) {
   return "";
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string UrlDecode(absl::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() && HexDigit(text[i + 1]) >= 0 && HexDigit(text[i + 2]) >= 0) {
-      out += static_cast<char>(HexDigit(text[i + 1]) * 16 + HexDigit(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
 // name=value pairs of an application/x-www-form-urlencoded text (first value of each name).
 std::map<std::string, std::string> FormFields(absl::string_view text) {
   std::map<std::string, std::string> out;
@@ -103,41 +81,6 @@ std::string TagParam(const httplib::Request& req, absl::string_view name) {
     if (absl::ConsumePrefix(&part, name) && absl::ConsumePrefix(&part, "=")) return UrlDecode(part);
   }
   return "";
-}
-
-std::string Echo(const std::string& text) {
-  return text.size() <= kEchoBytes ? text : text.substr(0, kEchoBytes) + "...";
-}
-
-// "model=a,run=b" -> {model: a, run: b}, checked by the same rules gRPC applies to tags
-// (proto/request_checks.h), so nothing else reaches a query.
-absl::StatusOr<std::map<std::string, std::string>> ParseTags(const std::string& text, const std::string& field) {
-  std::map<std::string, std::string> tags;
-  google::protobuf::Map<std::string, std::string> checked;
-  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
-    if (kv.first.empty() || part.find('=') == absl::string_view::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(field, "='", Echo(text), "' is not KEY=VALUE[,KEY=VALUE] (e.g. model=my-model)"));
-    }
-    tags[kv.first] = kv.second;
-    checked[kv.first] = kv.second;
-  }
-  if (absl::Status s = CheckTags(checked, SubmitLimits{}, field); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(s.message(), " (tag keys are 1 to 64 of A-Z a-z 0-9 _ . : -; "
-                                                   "values are up to 256 bytes of UTF-8 text without control characters)"));
-  }
-  return tags;
-}
-
-// "2026-11-23", "2026-11-23 08:30" or "2026-11-23T08:30" (UTC) -> Unix ms; 0 for "".
-std::optional<int64_t> ParseWhen(const std::string& text) {
-  if (text.empty()) return 0;
-  absl::Time t;
-  std::string err;
-  for (const char* format : {"%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
-    if (absl::ParseTime(format, text, absl::UTCTimeZone(), &t, &err)) return absl::ToUnixMillis(t);
-  }
-  return std::nullopt;
 }
 
 std::optional<Refusal> BuildFilter(const httplib::Request& req, JobsQuery* q, server::JobFilter* filter) {

@@ -9,7 +9,7 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DKJUDGE_SANITIZE=ON >/dev/null
 # Each target and the corpus folder it starts from (seeds are copied there below).
 TARGETS=(launch_plan:plan expression:expression problem_spec:spec untrusted_messages:messages ptxas_report:ptxas
-         compile_protocol:compile_protocol message_channel:message_channel)
+         compile_protocol:compile_protocol message_channel:message_channel dashboard_query:dashboard_query)
 names=("${TARGETS[@]%%:*}")
 cmake --build build-fuzz -j"$(nproc)" --target "${names[@]/#/fuzz_}"
 corpus=$(mktemp -d /tmp/kjudge-fuzz.XXXXXX)
@@ -36,6 +36,7 @@ cp tests/fuzz/corpus/expression/* "$corpus/expression/"
 cp tests/fuzz/corpus/ptxas/* "$corpus/ptxas/"
 cp tests/fuzz/corpus/compile_protocol/* "$corpus/compile_protocol/"
 cp tests/fuzz/corpus/message_channel/* "$corpus/message_channel/"
+cp tests/fuzz/corpus/dashboard_query/* "$corpus/dashboard_query/"
 i=0
 for spec in $(find problems -name problem.toml | sort); do
   cp "$spec" "$corpus/spec/$((i++)).toml"
