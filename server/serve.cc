@@ -300,8 +300,11 @@ int Serve(const ServeOptions& options) {
                                                       options.max_pending_per_address});
   }
   absl::StatusOr<JobStore::Counts> counts = jobs.CountByState();
+  // The port actually bound: with ":0" the kernel picks one, and scripts and tests read it here.
+  const int port = listener != nullptr ? listener->port() : bound_port;
+  const std::string listening = options.listen.substr(0, options.listen.rfind(':') + 1) + std::to_string(port);
   spdlog::info("kjudge-server listening on {} (db {}, {} problems, {} queued, {} running; auth {}, tls {}{})",
-               options.listen, options.db_path, catalog.size(), counts.ok() ? counts->queued : -1,
+               listening, options.db_path, catalog.size(), counts.ok() ? counts->queued : -1,
                counts.ok() ? counts->running : -1, options.require_auth ? "required" : "off",
                options.tls_cert.empty() ? "off" : "on",
                options.metrics_listen.empty() ? "" : ", metrics on http://" + options.metrics_listen + "/metrics");

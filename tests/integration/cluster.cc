@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -22,7 +23,7 @@ std::string CliBin() { return ResolveBinary("kjudge", "KJUDGE_CLI_BIN", KJUDGE_C
 
 std::string SourcePath(const std::string& relative) { return std::string(KJUDGE_SOURCE_DIR) + "/" + relative; }
 
-Cluster::Cluster(const std::string& name) : port_(FreeLoopbackPort()) {
+Cluster::Cluster(const std::string& name) {
   dir_ = (std::filesystem::temp_directory_path() / ("kjudge-it-" + name + "-" + std::to_string(getpid()))).string();
   std::filesystem::remove_all(dir_);
   std::filesystem::create_directories(dir_);
@@ -35,6 +36,9 @@ Cluster::~Cluster() {
 }
 
 void Cluster::StartServer(const std::vector<std::string>& extra_args) {
+  // The first start binds port 0 (the kernel picks a free port, nobody can take it between a
+  // pick and the bind) and reads the port back from the log; restarts keep it, as a real
+  // server's address stays what its clients and workers were given.
   std::vector<std::string> argv = {ServerBin(), "--db", dir_ + "/kjudge.sqlite", "--listen", address(),
                                    "--problems", problems_.empty() ? SourcePath("problems") : problems_};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
@@ -42,11 +46,26 @@ void Cluster::StartServer(const std::vector<std::string>& extra_args) {
   server_ = std::make_unique<Subprocess>(argv, dir_ + "/" + log);
   // Ready once it says it listens (it binds the port before saying so).
   for (int i = 0; i < 400; ++i) {
-    if (ReadFileOrEmpty(dir_ + "/" + log).find("listening on") != std::string::npos) return;
+    if (ReadFileOrEmpty(dir_ + "/" + log).find("listening on") != std::string::npos) {
+      const int was = port_;
+      TakePortFrom(dir_ + "/" + log);
+      ASSERT_TRUE(was == 0 || was == port_) << "restarted on port " << port_ << ", not " << was;
+      return;
+    }
     ASSERT_TRUE(server_->running()) << "kjudge-server exited:\n" << Logs();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   FAIL() << "kjudge-server did not start within 20 s:\n" << Logs();
+}
+
+void Cluster::TakePortFrom(const std::string& log_path) {
+  const std::string text = ReadFileOrEmpty(log_path);
+  const std::string said = "listening on 127.0.0.1:";
+  const size_t at = text.find(said);
+  ASSERT_NE(at, std::string::npos) << log_path << ":\n" << text;
+  const int port = std::atoi(text.c_str() + at + said.size());
+  ASSERT_GT(port, 0) << text;
+  port_ = port;
 }
 
 void Cluster::KillServer(int signal) {

@@ -51,13 +51,16 @@ class Cluster {
   std::string CheckDatabase();
   // The newest worker's process id (-1 when none).
   pid_t worker_pid() const { return workers_.empty() ? -1 : workers_.back()->pid(); }
+  // A server the test started itself on address() before any StartServer ("127.0.0.1:0"): the
+  // port it bound, read from its log's "listening on" line, is address() from now on.
+  void TakePortFrom(const std::string& log_path);
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& dir() const { return dir_; }
   std::string Logs() const;
 
  private:
   std::string dir_;
-  int port_;
+  int port_ = 0;  // 0 until the first StartServer reads the bound port back
   int server_starts_ = 0;
   std::string problems_;  // "" = SourcePath("problems")
   std::unique_ptr<Subprocess> server_;

@@ -29,10 +29,13 @@ constexpr int kFairnessWatched = 3000;
 constexpr int kFairnessRounds = 30;
 
 // The server's thread count, from /proc (the server is the kjudge-server listening on `address`).
-int ServerThreads(const std::string& address) {
+int ServerThreads(const Cluster& cluster) {
+  // The server of this cluster: the one whose command line names the cluster's database.
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string cmdline = ReadFileOrEmpty(entry.path().string() + "/cmdline");
-    if (cmdline.find("kjudge-server") == std::string::npos || cmdline.find(address) == std::string::npos) continue;
+    if (cmdline.find("kjudge-server") == std::string::npos || cmdline.find(cluster.dir() + "/") == std::string::npos) {
+      continue;
+    }
     std::ifstream status(entry.path().string() + "/status");
     std::string line;
     while (std::getline(status, line)) {
@@ -122,7 +125,7 @@ TEST(Streams, ThousandsOfWatchStreamsTakeNoThreadEachAndDoNotBlockSubmit) {
     watched.push_back(response.job_id());
   }
   const double idle_p99 = P99SubmitMs(api, 50);
-  const int threads_before = ServerThreads(cluster.address());
+  const int threads_before = ServerThreads(cluster);
   ASSERT_GT(threads_before, 0);
 
   // Many connections, as many clients would open them.
@@ -143,7 +146,7 @@ TEST(Streams, ThousandsOfWatchStreamsTakeNoThreadEachAndDoNotBlockSubmit) {
   }
   ASSERT_TRUE(WaitFor([&] { return first.load() == kStreams; }, 40))
       << first.load() << " of " << kStreams << " streams got their first message\n" << cluster.Logs();
-  const int threads_open = ServerThreads(cluster.address());
+  const int threads_open = ServerThreads(cluster);
   const double loaded_p99 = P99SubmitMs(api, 50);
   std::printf("server threads: %d idle, %d with %d open streams on %d jobs; p99 Submit: %.1f ms idle, %.1f ms loaded\n",
               threads_before, threads_open, kStreams, kWatchedJobs, idle_p99, loaded_p99);

@@ -111,6 +111,7 @@ std::unique_ptr<Subprocess> StartLimitedServer(Cluster& cluster, const std::vect
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_NE(ReadFileOrEmpty(log).find("listening on"), std::string::npos) << ReadFileOrEmpty(log);
+  cluster.TakePortFrom(log);
   return server;
 }
 
@@ -265,6 +266,7 @@ TEST(TransportLimits, IdleConnectionsDoNotLockOutAClientUnderA1024DescriptorLimi
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSERT_NE(ReadFileOrEmpty(log).find("listening on"), std::string::npos) << ReadFileOrEmpty(log);
+  cluster.TakePortFrom(log);
   EXPECT_NE(ReadFileOrEmpty(log).find("RLIMIT_NOFILE): soft 1024 -> 1024, hard 1024"), std::string::npos)
       << ReadFileOrEmpty(log);
 
