@@ -3,6 +3,7 @@
 #pragma once
 
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
@@ -85,5 +86,25 @@ inline v1::SubmitRequest RejectedRequest() {
   request.set_filename("noplan.cu");
   return request;
 }
+
+// A server with --require-auth and four keys: two tenants (alice, bob: submitters), an admin and
+// a worker; an ApiClient for each person. The fixture of the tenancy tests.
+class TenantsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = std::make_unique<Cluster>(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    alice_key_ = cluster_->CreateKey("submitter");
+    bob_key_ = cluster_->CreateKey("submitter");
+    admin_key_ = cluster_->CreateKey("admin");
+    worker_key_ = cluster_->CreateKey("worker");
+    cluster_->StartServer({"--require-auth"});
+    alice_ = std::make_unique<ApiClient>(*cluster_, alice_key_);
+    bob_ = std::make_unique<ApiClient>(*cluster_, bob_key_);
+    admin_ = std::make_unique<ApiClient>(*cluster_, admin_key_);
+  }
+  std::unique_ptr<Cluster> cluster_;
+  std::string alice_key_, bob_key_, admin_key_, worker_key_;
+  std::unique_ptr<ApiClient> alice_, bob_, admin_;
+};
 
 }  // namespace kjudge::testing

@@ -7,18 +7,8 @@
 namespace kjudge::testing {
 namespace {
 
-class JobSource : public ::testing::Test {
+class JobSource : public TenantsTest {
  protected:
-  void SetUp() override {
-    cluster_ = std::make_unique<Cluster>(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    alice_key_ = cluster_->CreateKey("submitter");
-    bob_key_ = cluster_->CreateKey("submitter");
-    admin_key_ = cluster_->CreateKey("admin");
-    cluster_->StartServer({"--require-auth"});
-    alice_ = std::make_unique<ApiClient>(*cluster_, alice_key_);
-    bob_ = std::make_unique<ApiClient>(*cluster_, bob_key_);
-    admin_ = std::make_unique<ApiClient>(*cluster_, admin_key_);
-  }
   static grpc::Status Read(ApiClient& client, const std::string& id, v1::JobSource* out) {
     v1::GetJobRequest request;
     request.set_job_id(id);
@@ -30,9 +20,6 @@ class JobSource : public ::testing::Test {
     argv.insert(argv.end(), args.begin(), args.end());
     return kjudge::testing::Run(argv, std::chrono::seconds(60));
   }
-  std::unique_ptr<Cluster> cluster_;
-  std::string alice_key_, bob_key_, admin_key_;
-  std::unique_ptr<ApiClient> alice_, bob_, admin_;
 };
 
 TEST_F(JobSource, OwnerAndAdminReadItOthersAndUnknownIdsGetNotFound) {

@@ -13,23 +13,7 @@
 namespace kjudge::testing {
 namespace {
 
-class Tenancy : public ::testing::Test {
- protected:
-  void SetUp() override {
-    cluster_ = std::make_unique<Cluster>(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    alice_key_ = cluster_->CreateKey("submitter");
-    bob_key_ = cluster_->CreateKey("submitter");
-    admin_key_ = cluster_->CreateKey("admin");
-    worker_key_ = cluster_->CreateKey("worker");
-    cluster_->StartServer({"--require-auth"});
-    alice_ = std::make_unique<ApiClient>(*cluster_, alice_key_);
-    bob_ = std::make_unique<ApiClient>(*cluster_, bob_key_);
-    admin_ = std::make_unique<ApiClient>(*cluster_, admin_key_);
-  }
-  std::unique_ptr<Cluster> cluster_;
-  std::string alice_key_, bob_key_, admin_key_, worker_key_;
-  std::unique_ptr<ApiClient> alice_, bob_, admin_;
-};
+class Tenancy : public TenantsTest {};
 
 TEST_F(Tenancy, AnotherTenantsJobIsNotFoundOnEveryCall) {
   v1::SubmitResponse submitted;
