@@ -6,7 +6,7 @@
 #
 # Binaries default to build/bin/ when they exist there (ctest passes the built ones). A missing
 # `shellcheck` or systemd-analyze FAILS (deploy/install-deps.sh installs them); kubectl is optional:
-#   - bash -n and shellcheck on deploy/ and tests/deploy/ shell scripts;
+#   - bash -n and shellcheck on deploy/, tests/deploy/ and tests/gpu/ shell scripts;
 #   - systemd-analyze verify on every unit in deploy/systemd (any warning about them fails), and
 #     systemd-analyze security --offline: exposure at most 2.0 (server) and 4.0 (worker);
 #   - kubectl kustomize deploy/kubernetes (offline render) if kubectl is installed;
@@ -31,7 +31,7 @@ bad() { echo "FAIL  $*"; status=1; }
 skip() { echo "SKIP  $*"; }
 
 # ---- shell scripts ----
-scripts=(deploy/*.sh deploy/tls/*.sh deploy/slurm/*.sbatch tests/deploy/*.sh)
+scripts=(deploy/*.sh deploy/tls/*.sh deploy/slurm/*.sbatch tests/deploy/*.sh tests/gpu/*.sh tests/gpu/*/*.sh)
 for f in "${scripts[@]}"; do
   if out=$(bash -n "$f" 2>&1); then ok "bash -n $f"; else bad "bash -n $f: $out"; fi
 done
@@ -40,6 +40,12 @@ if command -v shellcheck >/dev/null; then
   new=(deploy/slurm/*.sbatch deploy/tls/*.sh tests/deploy/*.sh)
   if out=$(shellcheck -s bash "${new[@]}" 2>&1); then ok "shellcheck ${new[*]}"; else bad "shellcheck:"$'\n'"$out"; fi
   if out=$(shellcheck -s bash -S warning deploy/*.sh 2>&1); then ok "shellcheck -S warning deploy/*.sh"; else bad "shellcheck:"$'\n'"$out"; fi
+  # The GPU scripts run only on a GPU host: CI is where their typos are found.
+  if out=$(shellcheck -s bash -S warning tests/gpu/*.sh tests/gpu/*/*.sh 2>&1); then
+    ok "shellcheck -S warning tests/gpu/"
+  else
+    bad "shellcheck:"$'\n'"$out"
+  fi
 else
   bad "shellcheck is not installed (Debian: shellcheck; bash deploy/install-deps.sh)"
 fi

@@ -4,7 +4,8 @@
 #   dist/kjudge/tests/gpu/run_suite.sh OUT_DIR [MANIFEST]
 #
 # Starts kjudge-server (fresh SQLite DB in a temp dir) and one kjudge-worker, runs the
-# bin/test_*gpu* gtest binaries, then submits every case of MANIFEST (default
+# bin/test_* gtest binaries (a test skipped on the GPU host fails unless tests/gpu/allowed_skips.tsv
+# lists it), then submits every case of MANIFEST (default
 # tests/gpu/cases/manifest.tsv; a relative path is taken from the bundle root, e.g.
 # tests/gpu/adversarial/manifest.tsv) with `kjudge submit --wait --json` and compares the
 # verdict with the manifest's expected_verdict, which may list alternatives separated by '|'
@@ -139,7 +140,9 @@ PY
 ROWS=()   # case \t expected \t got \t PASS/FAIL \t wall \t median \t speedup
 FAILS=0
 shopt -s nullglob
-GTESTS=("$BUNDLE"/bin/test_*gpu*)
+# Every gtest binary the bundle carries: deploy/pack.sh puts only those that need a GPU in bin/
+# (test_worker_gpu, test_worker_baselines, test_worker_timing_gpu, ...); the CPU ones run in CI.
+GTESTS=("$BUNDLE"/bin/test_*)
 [[ "${KJUDGE_SUITE_GTESTS:-1}" == 0 ]] && GTESTS=()
 # KJUDGE_SUITE_GTEST_FILTER: a --gtest_filter for every binary (e.g. '*Oracle*').
 FILTER=(); [[ -n "${KJUDGE_SUITE_GTEST_FILTER:-}" ]] && FILTER=(--gtest_filter="$KJUDGE_SUITE_GTEST_FILTER")
@@ -156,6 +159,32 @@ for t in "${GTESTS[@]}"; do
   t1=$(date +%s.%N)
   wall=$(host_py -c "print('%.1f' % ($t1 - $t0))")
   res=PASS; [[ $rc -eq 0 ]] || { res=FAIL; FAILS=$((FAILS + 1)); }
+  # On a GPU host a skipped test is a failure (a broken parser or an oracle that did not start
+  # reads as a skip), unless tests/gpu/allowed_skips.tsv lists it with its reason.
+  skipped=$(host_py - "$OUT/gtest_$name.xml" "$BUNDLE/tests/gpu/allowed_skips.tsv" <<'PY'
+import sys, xml.etree.ElementTree as ET
+allowed = set()
+try:
+    for line in open(sys.argv[2]):
+        if line.strip() and not line.startswith("#"):
+            allowed.add(line.split("\t")[0].strip())
+except OSError:
+    pass
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except (OSError, ET.ParseError):
+    sys.exit(0)
+for case in root.iter("testcase"):
+    name = f'{case.get("classname")}.{case.get("name")}'
+    if (case.get("result") == "skipped" or case.find("skipped") is not None) and name not in allowed:
+        print(name)
+PY
+)
+  if [[ -n "$skipped" ]]; then
+    log "   skipped on a GPU host (not in tests/gpu/allowed_skips.tsv): $(echo "$skipped" | tr '\n' ' ')"
+    [[ $res == PASS ]] && FAILS=$((FAILS + 1))
+    res=FAIL
+  fi
   tail -n 5 "$OUT/gtest_$name.log" >>"$LOG"
   log "   rc=$rc $res (${wall}s)"
   ROWS+=("$name	gtest pass	rc=$rc	$res	$wall	-	-")

@@ -21,7 +21,7 @@ MANIFEST="$HERE/manifest.tsv"
 
 bad=0
 cases=0
-while IFS=$'\t' read -r file problem expected what check; do
+while IFS=$'\t' read -r file _problem expected _what _check; do
   [[ -z "$file" || "$file" == \#* || "$file" == file ]] && continue
   if [[ "$file" == problems/*/solution.cu || "$file" == tests/gpu/unusual/*.cu ]]; then
     # an example solution or an unusual-but-correct kernel, run after a hostile case to show

@@ -17,7 +17,7 @@ fi
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bad=0
 cases=0
-while IFS=$'\t' read -r file problem expected what check; do
+while IFS=$'\t' read -r file _problem expected _what _check; do
   [[ -z "$file" || "$file" == \#* || "$file" == file ]] && continue
   cases=$((cases + 1))
   [[ "$expected" == CORRECT ]] || { echo "manifest: $file expects $expected, not CORRECT" >&2; bad=1; }
