@@ -1,5 +1,6 @@
 // OutputComparison: the host-side rules that decide whether a candidate's output tensors match
-// the trusted reference's (SPEC §5, steps 3 and 4). Pure C++, no CUDA, so CI tests every rule.
+// the trusted reference's (docs/architecture.md, steps 3 and 4). Pure C++, no CUDA, so CI tests
+// every rule.
 //
 // Contract, per output tensor (values already converted to double; `poisoned[i]` says that
 // element i still holds the poison bit pattern it was filled with before the candidate ran):

@@ -1,5 +1,5 @@
 // Timing: the runner's measurement protocol for one runnable thing (a plan, a library call)
-// on one shape (SPEC §5, steps 5 and 6).
+// on one shape (docs/architecture.md, "The verdict protocol", step 4).
 //
 // Contract: TimeRuns() takes one run function per input set (the same plan bound to different
 // buffers holding different data) and rotates among them: warm-up run i and sample i use set

@@ -1,5 +1,6 @@
 // BaselineRegistry: the library baselines the runner knows, keyed by the spec's `kind`
-// (SPEC §6; `[[baseline]]` in common/problem_spec.h), and the library state they share.
+// (`[[baseline]]` in common/problem_spec.h; docs/architecture.md, "Adding things"), and the
+// library state they share.
 //
 // Kinds (params are strings; sizes are integer expressions over the problem's sizes):
 //   cublas_gemm      row-major C = op(A) @ op(B), optionally strided-batched (cublas_baseline.h)

@@ -1,4 +1,4 @@
-// Ceilings: what this GPU can do at best, measured once at runner start-up (SPEC §5 step 7),
+// Ceilings: what this GPU can do at best, measured once at runner start-up,
 // for SOL% and the physical floor of every timing.
 //
 // Contract: MeasureCeilings() uses at most a quarter of the free device memory and ~0.5 s

@@ -1,49 +1,8 @@
-// VerdictProtocol: judges one RunSpec (SPEC §5, §6) and produces its RunnerResult.
-//
-// Full job (GPU present, not compile_only):
-//   1. set up (parse spec and plan; REJECTED on a plan error), compile candidate and reference
-//      (COMPILE_ERROR with NVRTC's log; a reference that fails to compile is INTERNAL_ERROR);
-//   2. reference on every test shape: inputs generated on the GPU under a fresh secret key, in
-//      a regime drawn secretly and uniformly from the problem's (ProblemSpec::DrawableRegimes;
-//      regime_deck.h), outputs copied to the host, then every reference allocation (tensors
-//      and scratch) zeroed and freed and the reference module unloaded;
-//   3. candidate on every test shape: the same inputs regenerated into fresh allocations,
-//      inputs checksummed, outputs poisoned, plan launched (synchronising after each launch so
-//      a fault names its launch), guard bands of every tensor and scratch buffer checked
-//      (an out-of-bounds write: RUNTIME_ERROR), inputs checksummed again (INPUT_MODIFIED),
-//      outputs compared (common/output_comparison.h: UNWRITTEN_OUTPUT, WRONG_ANSWER);
-//   4. when all pass, per bench shape: as many input sets as fit (up to 4; REJECTED when not even
-//      one fits in 90% of the free memory: tensors + scratch + a reference copy of the outputs),
-//      each with different data at different addresses and the reference's outputs for it (run on
-//      the device into separate buffers); timed with worker/gpu/timing.h, rotating among the sets,
-//      fresh inputs before EVERY timed sample (a new key; the regime dealt from the shape's secret
-//      deck: every regime within the first |set| samples; the warm-up sets and the re-check draw
-//      theirs uniformly), outputs poisoned before and compared on the device after EVERY timed
-//      sample (the host's rules, degenerate outputs included: ClassifyDegenerate() on the device's
-//      summary statistics; unwritten: SUSPICIOUS, wrong or degenerate: WRONG_ANSWER, the detail
-//      naming the tensor, the moment and the rule: a kernel that skips work every k-th launch,
-//      after some time, or replays another set's result is caught in the act); guard bands of every
-//      set's tensors and scratch after timing (RUNTIME_ERROR, before a failed sample's verdict);
-//      input checksums of every set (INPUT_MODIFIED); SUSPICIOUS when the median is under 90% of
-//      the physical floor (ceilings.h) or the device was still busy after the stop event in most
-//      samples; then re-checked on set 1: new inputs at the same addresses with the previous
-//      outputs left in place (a kernel caching by pointer or replaying what the output holds
-//      returns stale values: WRONG_ANSWER), then the same with poisoned outputs (guard bands
-//      checked after each of the two runs); then the baselines missing from
-//      RunSpec.cached_baselines ("reference" and each known library baseline) measured on set 1
-//      (fresh inputs in the declared regime) and returned in new_baselines; speedup = baseline
-//      median / candidate median for every (shape, baseline), flagged ("speedup_over_10x: ...")
-//      when over 10x a library baseline; every timing carries SOL% and the floor; throttled samples
-//      (NVML) are discarded and flagged; verdict CORRECT.
-// Compile-only job (or no GPU): set up + compile the candidate only → COMPILED.
-// Baselines-only job (RunSpec.baselines_only; a GPU runner only, else INTERNAL_ERROR): no
-// candidate at all (no compile, no candidate process, no test shapes, no guard checks of
-// candidate buffers); set up, the reference compiled (or the oracle found), then per bench shape
-// with a baseline missing from RunSpec.cached_baselines: one bench input set with its expected
-// outputs exactly as for a timed sample (MakeBenchSet, PrepareSample), the floor, and the
-// baseline measurement of step 4 (MeasureBaselines, the same checks); verdict
-// BASELINES_MEASURED, the message listing what was measured and what was not, and why (a
-// torch_compile still compiling is timed by a later job).
+// VerdictProtocol: judges one RunSpec and produces its RunnerResult: a full job (compile, test
+// shapes, timed samples on fresh secret inputs, baselines), a compile-only job (COMPILED) or a
+// baselines-only job (BASELINES_MEASURED). The protocol is told once, in docs/architecture.md
+// ("The verdict protocol"); each step's detail (input sets, re-check order, flags) is in
+// worker/judge/README.md, which is kept in step with the code.
 // The steps measure; every verdict, message, flag, test outcome, timing and speedup is decided
 // and written by decision_ (VerdictDecision, verdict_decision.h, which says which finding wins).
 // Errors never escape: Run() always returns a result. A sticky CUDA error ends the job with
