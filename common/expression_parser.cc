@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/absl_compat.h"
 #include "common/expr_node.h"
+#include "common/status_macros.h"
 
 namespace kjudge {
 namespace {
@@ -79,7 +80,7 @@ class Parser {
     cur_.Next();
     absl::StatusOr<ExprNodePtr> inner = Nested(&Parser::ParseSum);
     if (!inner.ok()) return inner;
-    if (absl::Status st = cur_.Expect(")", "to close the parenthesis"); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(cur_.Expect(")", "to close the parenthesis"));
     return inner;
   }
 

@@ -6,6 +6,7 @@
 #include "common/expression_parser.h"
 #include "common/launch_plan.h"
 #include "common/lexer.h"
+#include "common/status_macros.h"
 
 namespace kjudge {
 namespace {
@@ -64,20 +65,20 @@ class PlanParser {
     decl.pos = cur_.Next().pos;  // 'scratch'
     Token name;
     Token dtype;
-    if (absl::Status st = ExpectIdent("a scratch buffer name", name); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(ExpectIdent("a scratch buffer name", name));
     decl.name = name.text;
-    if (absl::Status st = CheckNewScratch(name); !st.ok()) return st;
-    if (absl::Status st = cur_.Expect(":", "after the scratch buffer name"); !st.ok()) return st;
-    if (absl::Status st = ExpectIdent("a dtype (f32, f16, bf16, ...)", dtype); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(CheckNewScratch(name));
+    KJ_RETURN_IF_ERROR(cur_.Expect(":", "after the scratch buffer name"));
+    KJ_RETURN_IF_ERROR(ExpectIdent("a dtype (f32, f16, bf16, ...)", dtype));
     absl::StatusOr<DType> parsed = ParseDType(dtype.text);
     if (!parsed.ok()) return MakePosError(dtype.pos, parsed.status().message());
     decl.dtype = *parsed;
-    if (absl::Status st = cur_.Expect("[", "before the element count"); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(cur_.Expect("[", "before the element count"));
     absl::StatusOr<Expr> count = ParseExpressionAt(cur_);
     if (!count.ok()) return count.status();
     decl.count = *std::move(count);
-    if (absl::Status st = cur_.Expect("]", "after the element count"); !st.ok()) return st;
-    if (absl::Status st = ExpectSemicolon("scratch declaration"); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(cur_.Expect("]", "after the element count"));
+    KJ_RETURN_IF_ERROR(ExpectSemicolon("scratch declaration"));
     plan_.scratch.push_back(std::move(decl));
     return absl::OkStatus();
   }
@@ -97,18 +98,18 @@ class PlanParser {
   absl::Status ParseLaunch() {
     Launch launch;
     Token kernel;
-    if (absl::Status st = ExpectIdent("a kernel name or 'scratch'", kernel); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(ExpectIdent("a kernel name or 'scratch'", kernel));
     launch.kernel = kernel.text;
     launch.pos = kernel.pos;
     if (cur_.Accept("<")) {
-      if (absl::Status st = ParseTemplateArgs(launch); !st.ok()) return st;
+      KJ_RETURN_IF_ERROR(ParseTemplateArgs(launch));
     }
     if (absl::Status st = cur_.Expect("<<<", "to open the launch configuration"); !st.ok()) {
       return st;
     }
-    if (absl::Status st = ParseLaunchConfig(launch); !st.ok()) return st;
-    if (absl::Status st = ParseArgs(launch); !st.ok()) return st;
-    if (absl::Status st = ExpectSemicolon("kernel launch"); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(ParseLaunchConfig(launch));
+    KJ_RETURN_IF_ERROR(ParseArgs(launch));
+    KJ_RETURN_IF_ERROR(ExpectSemicolon("kernel launch"));
     plan_.launches.push_back(std::move(launch));
     return absl::OkStatus();
   }
@@ -151,9 +152,9 @@ class PlanParser {
   }
 
   absl::Status ParseLaunchConfig(Launch& launch) {
-    if (absl::Status st = ParseDim(launch.grid); !st.ok()) return st;
-    if (absl::Status st = cur_.Expect(",", "between the grid and block sizes"); !st.ok()) return st;
-    if (absl::Status st = ParseDim(launch.block); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(ParseDim(launch.grid));
+    KJ_RETURN_IF_ERROR(cur_.Expect(",", "between the grid and block sizes"));
+    KJ_RETURN_IF_ERROR(ParseDim(launch.block));
     if (cur_.Accept(",")) {
       absl::StatusOr<Expr> shared = ParseExpressionAt(cur_);
       if (!shared.ok()) return shared.status();
@@ -187,7 +188,7 @@ class PlanParser {
       if (!part.ok()) return part.status();
       parts.push_back(*std::move(part));
     } while (cur_.Accept(","));
-    if (absl::Status st = cur_.Expect(")", "to close dim3(...)"); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(cur_.Expect(")", "to close dim3(...)"));
     dim.x = parts[0];
     dim.y = parts.size() > 1 ? parts[1] : Expr::IntLiteral(1, pos);
     dim.z = parts.size() > 2 ? parts[2] : Expr::IntLiteral(1, pos);
@@ -195,7 +196,7 @@ class PlanParser {
   }
 
   absl::Status ParseArgs(Launch& launch) {
-    if (absl::Status st = cur_.Expect("(", "to open the kernel arguments"); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(cur_.Expect("(", "to open the kernel arguments"));
     if (cur_.Accept(")")) return absl::OkStatus();
     do {
       absl::StatusOr<Expr> arg = ParseExpressionAt(cur_);
@@ -219,7 +220,7 @@ absl::StatusOr<LaunchPlan> ParseLaunchPlan(std::string_view text, SourcePos star
   absl::StatusOr<std::vector<Token>> tokens = Tokenize(text, start);
   if (!tokens.ok()) return tokens.status();
   TokenCursor cursor(*tokens);
-  if (absl::Status st = PlanParser(cursor, plan).ParsePlan(); !st.ok()) return st;
+  KJ_RETURN_IF_ERROR(PlanParser(cursor, plan).ParsePlan());
   return plan;
 }
 

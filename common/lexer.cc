@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/absl_compat.h"
+#include "common/status_macros.h"
 
 namespace kjudge {
 namespace {
@@ -172,7 +173,7 @@ absl::StatusOr<std::vector<Token>> Tokenize(std::string_view text, SourcePos sta
   std::vector<Token> tokens;
   SourcePos last_end = start;
   while (true) {
-    if (absl::Status st = SkipTrivia(s); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(SkipTrivia(s));
     Token token;
     token.pos = s.pos();
     if (s.Done()) {

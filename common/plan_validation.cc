@@ -12,6 +12,7 @@
 #include "common/byte_size.h"
 #include "common/lexer.h"
 #include "common/problem_spec.h"
+#include "common/status_macros.h"
 
 namespace kjudge {
 namespace {
@@ -119,8 +120,8 @@ absl::Status CheckLaunch(const PlanChecker& checker, const Launch& launch) {
       return st;
     }
   }
-  if (absl::Status st = CheckDim(checker, launch.grid, "grid size", k); !st.ok()) return st;
-  if (absl::Status st = CheckDim(checker, launch.block, "block size", k); !st.ok()) return st;
+  KJ_RETURN_IF_ERROR(CheckDim(checker, launch.grid, "grid size", k));
+  KJ_RETURN_IF_ERROR(CheckDim(checker, launch.block, "block size", k));
   if (absl::Status st = checker.CheckValue(launch.shared_bytes,
                                            absl::StrCat("the shared memory size of '", k, "'"));
       !st.ok()) {
@@ -232,7 +233,7 @@ absl::Status CheckPlanSizes(const LaunchPlan& plan, const ProblemSpec& spec, con
     total = *sum;
   }
   for (const Launch& launch : plan.launches) {
-    if (absl::Status st = CheckLaunchSizes(launch, bindings, shape); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(CheckLaunchSizes(launch, bindings, shape));
   }
   return absl::OkStatus();
 }
@@ -242,7 +243,7 @@ absl::Status CheckPlanSizes(const LaunchPlan& plan, const ProblemSpec& spec, con
 absl::Status ValidatePlanSizes(const LaunchPlan& plan, const ProblemSpec& spec) {
   for (const auto* shapes : {&spec.test_shapes, &spec.bench_shapes}) {
     for (const Shape& shape : *shapes) {
-      if (absl::Status st = CheckPlanSizes(plan, spec, shape); !st.ok()) return st;
+      KJ_RETURN_IF_ERROR(CheckPlanSizes(plan, spec, shape));
     }
   }
   return absl::OkStatus();
@@ -251,7 +252,7 @@ absl::Status ValidatePlanSizes(const LaunchPlan& plan, const ProblemSpec& spec) 
 absl::Status ValidatePlanAgainstSpec(const LaunchPlan& plan, const ProblemSpec& spec) {
   PlanChecker checker(spec);
   for (const ScratchDecl& decl : plan.scratch) {
-    if (absl::Status st = checker.AddScratch(decl); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(checker.AddScratch(decl));
   }
   for (const ScratchDecl& decl : plan.scratch) {
     if (absl::Status st = checker.CheckValue(
@@ -261,7 +262,7 @@ absl::Status ValidatePlanAgainstSpec(const LaunchPlan& plan, const ProblemSpec& 
     }
   }
   for (const Launch& launch : plan.launches) {
-    if (absl::Status st = CheckLaunch(checker, launch); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(CheckLaunch(checker, launch));
   }
   return ValidatePlanSizes(plan, spec);
 }

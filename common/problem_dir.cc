@@ -9,6 +9,7 @@
 #include "common/absl_compat.h"
 #include "common/launch_plan.h"
 #include "common/plan_block.h"
+#include "common/status_macros.h"
 
 namespace kjudge {
 namespace {
@@ -107,12 +108,12 @@ absl::StatusOr<ProblemFiles> LoadProblemDir(const fs::path& dir, std::string_vie
                                                    "' does not match the directory; expected '",
                                                    ToAbsl(expected_name), "'"));
   }
-  if (absl::Status st = LoadReferences(dir, origin, files); !st.ok()) return st;
+  KJ_RETURN_IF_ERROR(LoadReferences(dir, origin, files));
   if (files.spec.example_file.empty()) return files;
   absl::StatusOr<std::string> example = ReadNamedFile(dir, files.spec.example_file, "example", origin);
   if (!example.ok()) return example.status();
   files.example_source = *std::move(example);
-  if (absl::Status st = CheckExample(files, (dir / files.spec.example_file).string()); !st.ok()) return st;
+  KJ_RETURN_IF_ERROR(CheckExample(files, (dir / files.spec.example_file).string()));
   return files;
 }
 

@@ -13,6 +13,7 @@
 #include "common/byte_size.h"
 #include "common/problem_spec.h"
 #include "common/toml_reader.h"
+#include "common/status_macros.h"
 
 namespace kjudge {
 namespace {
@@ -159,7 +160,7 @@ class SpecParser {
         return r_.Error(node, path, "'input_scale' is reserved (a test shape's input scale); "
                                     "expected another size name");
       }
-      if (absl::Status st = DeclareName(s->get(), node, path); !st.ok()) return st;
+      KJ_RETURN_IF_ERROR(DeclareName(s->get(), node, path));
       spec_.sizes.push_back(s->get());
     }
     return absl::OkStatus();
@@ -246,7 +247,7 @@ class SpecParser {
   }
 
   absl::StatusOr<ScalarSpec> ParseScalar(const toml::table& t, const std::string& path) {
-    if (absl::Status st = r_.CheckKeys(t, path, {"name", "dtype", "value"}); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(r_.CheckKeys(t, path, {"name", "dtype", "value"}));
     ScalarSpec scalar;
     absl::StatusOr<std::string> name = r_.GetString(t, path, "name");
     if (!name.ok()) return name.status();
@@ -363,7 +364,7 @@ class SpecParser {
         !st.ok()) {
       return st;
     }
-    if (absl::Status st = ParseTransform(**init, init_path, tensor); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(ParseTransform(**init, init_path, tensor));
     if ((*init)->contains("scalable")) {
       absl::StatusOr<bool> scalable = r_.GetBool(**init, init_path, "scalable");
       if (!scalable.ok()) return scalable.status();
@@ -747,7 +748,7 @@ class SpecParser {
 
   absl::StatusOr<LibraryBaselineSpec> ParseBaseline(const toml::table& t,
                                                     const std::string& path) const {
-    if (absl::Status st = r_.CheckKeys(t, path, {"name", "kind", "params"}); !st.ok()) return st;
+    KJ_RETURN_IF_ERROR(r_.CheckKeys(t, path, {"name", "kind", "params"}));
     LibraryBaselineSpec b;
     absl::StatusOr<std::string> name = NonEmptyString(t, path, "name");
     if (!name.ok()) return name.status();
@@ -772,7 +773,7 @@ class SpecParser {
   absl::Status CheckShapesEvaluate() const {
     for (const auto* shapes : {&spec_.test_shapes, &spec_.bench_shapes}) {
       for (const Shape& shape : *shapes) {
-        if (absl::Status st = CheckShape(shape); !st.ok()) return st;
+        KJ_RETURN_IF_ERROR(CheckShape(shape));
       }
     }
     return absl::OkStatus();
@@ -798,7 +799,7 @@ class SpecParser {
     }
     const Bindings bindings = spec_.BindingsFor(shape);
     for (size_t i = 0; i < spec_.tensors.size(); ++i) {
-      if (absl::Status st = CheckSquare(spec_.tensors[i], i, shape, bindings); !st.ok()) return st;
+      KJ_RETURN_IF_ERROR(CheckSquare(spec_.tensors[i], i, shape, bindings));
     }
     for (auto [key, expr] : {std::pair{"cost.flops", &spec_.cost.flops},
                              std::pair{"cost.bytes", &spec_.cost.bytes}}) {

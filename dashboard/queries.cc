@@ -8,6 +8,7 @@
 #include "proto/proto_json.h"
 #include "server/kernel_metrics.h"
 #include "server/worker_capacity.h"
+#include "common/status_macros.h"
 
 namespace kjudge::dashboard {
 namespace {
@@ -236,7 +237,7 @@ absl::StatusOr<Overview> Queries::GetOverview(const Viewer& viewer, int64_t now_
     if (!row.ok()) return row.status();
     overview.oldest_queued_unix_ms = *row && !oldest->ColumnIsNull(0) ? oldest->ColumnInt(0) : 0;
   }
-  if (absl::Status s = FillActivity(*lane, viewer, now_ms, &overview); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(FillActivity(*lane, viewer, now_ms, &overview));
   if (viewer.admin && with_workers) {
     absl::StatusOr<std::vector<WorkerRow>> workers = Workers(*lane);
     if (!workers.ok()) return workers.status();

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/sha256.h"
 #include "server/job_store.h"
+#include "common/status_macros.h"
 
 namespace kjudge::server {
 namespace {
@@ -49,7 +50,7 @@ absl::StatusOr<CreatedKey> ApiKeys::Create(const std::string& name, Role role) {
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, created.key.id).Bind(2, name).Bind(3, RoleName(role)).Bind(4, Sha256Hex(created.secret));
   stmt->Bind(5, shared_->now_ms());
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   return created;
 }
 
@@ -77,12 +78,12 @@ absl::StatusOr<bool> ApiKeys::Revoke(const std::string& id) {
       db.Prepare("UPDATE api_keys SET revoked_unix_ms = ? WHERE id = ? AND revoked_unix_ms IS NULL");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, shared_->now_ms()).Bind(2, id);
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   if (db.Changes() != 1) return false;
   // A stolen worker key must not keep the jobs it holds: they go back to the queue now.
   absl::StatusOr<int> requeued = RequeueLeasesOfKey(db, id, shared_->now_ms());
   if (!requeued.ok()) return requeued.status();
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(txn->Commit());
   spdlog::info("key {} revoked; {} job lease(s) of its workers requeued", id, *requeued);
   return true;
 }

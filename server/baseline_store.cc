@@ -1,6 +1,7 @@
 #include "server/baseline_store.h"
 
 #include "proto/proto_json.h"
+#include "common/status_macros.h"
 
 namespace kjudge::server {
 
@@ -23,7 +24,7 @@ absl::StatusOr<std::vector<v1::BaselineTiming>> BaselineStore::Find(
     baseline.set_shape(stmt->ColumnText(0));
     baseline.set_name(stmt->ColumnText(1));
     baseline.set_hardware_key(hardware_key);
-    if (absl::Status s = FromJson(stmt->ColumnText(2), baseline.mutable_timing()); !s.ok()) return s;
+    KJ_RETURN_IF_ERROR(FromJson(stmt->ColumnText(2), baseline.mutable_timing()));
     out.push_back(std::move(baseline));
   }
   return out;
@@ -42,7 +43,7 @@ absl::StatusOr<std::vector<v1::BaselineTiming>> ReadRows(Statement& stmt) {
     baseline.set_shape(stmt.ColumnText(1));
     baseline.set_name(stmt.ColumnText(2));
     baseline.set_hardware_key(stmt.ColumnText(3));
-    if (absl::Status s = FromJson(stmt.ColumnText(4), baseline.mutable_timing()); !s.ok()) return s;
+    KJ_RETURN_IF_ERROR(FromJson(stmt.ColumnText(4), baseline.mutable_timing()));
     out.push_back(std::move(baseline));
   }
   return out;
@@ -70,7 +71,7 @@ absl::StatusOr<int64_t> BaselineStore::RemoveMeasured(const std::string& problem
       "AND substr(hardware_key, 1, length(?2)) != ?2");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, problem_prefix).Bind(2, std::string(kImportedPrefix));
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   return shared_->db->Changes();
 }
 

@@ -19,6 +19,7 @@
 #include "proto/result_caps.h"
 #include "common/sha256.h"
 #include "server/tenant_text.h"
+#include "common/status_macros.h"
 
 namespace kjudge::server {
 namespace {
@@ -108,7 +109,7 @@ absl::Status DropBaselineRequests(Database& db, int64_t id) {
 // without an fsync; everything else keeps synchronous=FULL. A process crash loses nothing
 // either way (WAL).
 absl::Status RunWithoutFsync(Database& db, Statement& stmt) {
-  if (absl::Status s = db.Execute("PRAGMA synchronous=NORMAL"); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(db.Execute("PRAGMA synchronous=NORMAL"));
   absl::Status status = stmt.Run();
   absl::Status restore = db.Execute("PRAGMA synchronous=FULL");
   return status.ok() ? restore : status;
@@ -187,7 +188,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   if (!txn.ok()) return txn.status();
   absl::StatusOr<int64_t> retry = FindRetryLocked(job);
   if (!retry.ok() || *retry != 0) return retry;
-  if (absl::Status s = CheckCapLocked(job); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(CheckCapLocked(job));
 
   // A submission rejected at intake keeps the head of its source and plan (kMaxRejectedTextBytes
   // each), so its owner can read what was refused (the dashboard's job page), while a stream of
@@ -203,7 +204,7 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
       "ON CONFLICT(sha256) DO NOTHING");
   if (!source.ok()) return source.status();
   source->Bind(1, sha).Bind(2, body).Bind(3, now);
-  if (absl::Status s = source->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(source->Run());
 
   absl::StatusOr<Statement> insert = db.Prepare(
       "INSERT INTO jobs(problem, source_sha256, filename, launch_plan, plan_first_line, "
@@ -226,13 +227,13 @@ absl::StatusOr<int64_t> JobStore::Enqueue(const NewJob& job) {
   insert->Bind(18, job.idempotency_key).Bind(19, job.request_sha256);
   insert->Bind(20, job.needs_torch && !job.compile_only ? 1 : 0);  // compile-only runs anywhere
   insert->Bind(21, job.baselines_only ? 1 : 0);
-  if (absl::Status s = insert->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(insert->Run());
   const int64_t id = db.LastInsertRowId();
   const EventFacts event = done ? EventFacts{"finished", v1::STAGE_DONE, job.immediate_result->verdict(),
                                              job.immediate_result->message()}
                                 : EventFacts{"queued", v1::STAGE_QUEUED, {}, {}};
-  if (absl::Status s = RecordEvent(db, id, now, event); !s.ok()) return s;
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(RecordEvent(db, id, now, event));
+  KJ_RETURN_IF_ERROR(txn->Commit());
   return id;
 }
 
@@ -252,7 +253,7 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetLocked(int64_t id) {
   if (!row.ok()) return row.status();
   if (!*row) return std::optional<v1::Job>();
   v1::Job job = JobFromRow(*stmt);
-  if (absl::Status s = AddQueuePositionLocked(&job, Viewer{"", true}); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(AddQueuePositionLocked(&job, Viewer{"", true}));
   return std::optional<v1::Job>(std::move(job));
 }
 
@@ -346,7 +347,7 @@ absl::StatusOr<std::optional<v1::Job>> JobStore::GetFor(int64_t id, const Viewer
   if (!*row) return std::optional<v1::Job>();
   v1::Job job = JobFromRow(*stmt);
   if (!viewer.admin) RedactJobForTenant(&job, viewer.key_id);
-  if (absl::Status s = AddQueuePositionLocked(&job, viewer); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(AddQueuePositionLocked(&job, viewer));
   return std::optional<v1::Job>(std::move(job));
 }
 
@@ -391,7 +392,7 @@ absl::StatusOr<std::vector<v1::Job>> JobStore::List(const Viewer& viewer, const 
     if (!viewer.admin) RedactJobForTenant(&jobs.back(), viewer.key_id);
   }
   for (v1::Job& job : jobs) {
-    if (absl::Status s = AddQueuePositionLocked(&job, viewer); !s.ok()) return s;
+    KJ_RETURN_IF_ERROR(AddQueuePositionLocked(&job, viewer));
   }
   return jobs;
 }
@@ -419,8 +420,8 @@ absl::StatusOr<v1::Job> JobStore::Cancel(int64_t id, const Viewer& viewer) {
                                                             : "cancelled by its owner");
   // state 3 (done): the worker holding it, if any, no longer matches "state = 2 AND worker_id"
   // and so loses the lease on its next renew, progress report or completion.
-  if (absl::Status s = FinishLocked(id, result); !s.ok()) return s;
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(FinishLocked(id, result));
+  KJ_RETURN_IF_ERROR(txn->Commit());
   absl::StatusOr<std::optional<v1::Job>> job = GetLocked(id);
   if (!job.ok()) return job.status();
   if (!viewer.admin) RedactJobForTenant(&**job, viewer.key_id);
@@ -466,7 +467,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   spec.set_seed(static_cast<uint64_t>(pick->ColumnInt(8)));
   leased.created_unix_ms = pick->ColumnInt(9);
   spec.set_baselines_only(pick->ColumnInt(11) != 0);
-  if (absl::Status s = TakeTurnLocked(pick->ColumnText(10)); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(TakeTurnLocked(pick->ColumnText(10)));
 
   absl::StatusOr<Statement> update = db.Prepare(
       "UPDATE jobs SET state = 2, stage = 2, progress_done = 0, progress_total = 0, "
@@ -475,9 +476,9 @@ absl::StatusOr<std::optional<LeasedJob>> JobStore::LeaseNext(const std::string& 
   if (!update.ok()) return update.status();
   update->Bind(1, worker_id).Bind(2, leased.lease_token).Bind(3, LeaseNowMs() + options_.lease_ms);
   update->Bind(4, now).Bind(5, leased.id);
-  if (absl::Status s = update->Run(); !s.ok()) return s;
-  if (absl::Status s = RecordEvent(db, leased.id, now, {"leased", v1::STAGE_COMPILING, {}, {}}); !s.ok()) return s;
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(update->Run());
+  KJ_RETURN_IF_ERROR(RecordEvent(db, leased.id, now, {"leased", v1::STAGE_COMPILING, {}, {}}));
+  KJ_RETURN_IF_ERROR(txn->Commit());
   return std::optional<LeasedJob>(std::move(leased));
 }
 
@@ -489,7 +490,7 @@ absl::StatusOr<int64_t> JobStore::RouteQueuedJobs(const std::vector<std::string>
       "needs_torch != (compile_only = 0 AND problem IN (SELECT value FROM json_each(?1)))");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, nlohmann::json(torch_only).dump());
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   return db.Changes();
 }
 
@@ -502,7 +503,7 @@ absl::StatusOr<bool> JobStore::Renew(const LeaseRef& lease) {
   const int64_t now = LeaseNowMs();
   BindLease(*stmt, lease, now);
   stmt->Bind(5, now + options_.lease_ms);
-  if (absl::Status s = RunWithoutFsync(db, *stmt); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(RunWithoutFsync(db, *stmt));
   return db.Changes() == 1;
 }
 
@@ -513,7 +514,7 @@ absl::StatusOr<bool> JobStore::UpdateProgress(const LeaseRef& lease, v1::Stage s
   const int64_t now = LeaseNowMs();
   // A new stage is a state change: its event is written in the same transaction as the
   // update. Both are soft state (see RunWithoutFsync), so the pair commits without an fsync.
-  if (absl::Status s = db.Execute("PRAGMA synchronous=NORMAL"); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(db.Execute("PRAGMA synchronous=NORMAL"));
   absl::StatusOr<bool> changed = UpdateProgressLocked(lease, stage, done, total, now);
   absl::Status restore = db.Execute("PRAGMA synchronous=FULL");
   if (!changed.ok()) return changed.status();
@@ -532,16 +533,16 @@ absl::StatusOr<bool> JobStore::UpdateProgressLocked(const LeaseRef& lease, v1::S
   if (!event.ok()) return event.status();
   BindLease(*event, lease, now);
   event->Bind(5, stage).Bind(6, shared_->now_ms());  // the event's time is wall time, for display
-  if (absl::Status s = event->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(event->Run());
   absl::StatusOr<Statement> stmt = db.Prepare(Sql::Join({
       "UPDATE jobs SET stage = ?5, progress_done = ?6, progress_total = ?7, "
       "lease_expires_unix_ms = ?8 WHERE ", kCurrentLease}));
   if (!stmt.ok()) return stmt.status();
   BindLease(*stmt, lease, now);
   stmt->Bind(5, stage).Bind(6, done).Bind(7, total).Bind(8, now + options_.lease_ms);
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   const bool updated = db.Changes() == 1;
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(txn->Commit());
   return updated;
 }
 
@@ -562,7 +563,7 @@ absl::StatusOr<bool> JobStore::RequestBaselines(const LeaseRef& lease,
   absl::StatusOr<bool> current = IsCurrentLocked(lease);
   if (!current.ok()) return current.status();
   if (!*current) return false;
-  if (absl::Status s = DropBaselineRequests(db, lease.job_id); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(DropBaselineRequests(db, lease.job_id));
   for (const v1::BaselineTiming& b : wanted) {
     absl::StatusOr<Statement> insert = db.Prepare(
         "INSERT OR IGNORE INTO baseline_requests(job_id, lease_token, problem, shape, name, hardware_key) "
@@ -570,9 +571,9 @@ absl::StatusOr<bool> JobStore::RequestBaselines(const LeaseRef& lease,
     if (!insert.ok()) return insert.status();
     insert->Bind(1, lease.job_id).Bind(2, lease.token).Bind(3, b.problem()).Bind(4, b.shape());
     insert->Bind(5, b.name()).Bind(6, b.hardware_key());
-    if (absl::Status s = insert->Run(); !s.ok()) return s;
+    KJ_RETURN_IF_ERROR(insert->Run());
   }
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(txn->Commit());
   return true;
 }
 
@@ -591,7 +592,7 @@ absl::Status StoreSamples(Database& db, int64_t id, v1::JobResult* result) {
         db.Prepare("INSERT OR REPLACE INTO job_samples(job_id, idx, shape, samples) VALUES(?, ?, ?, ?)");
     if (!insert.ok()) return insert.status();
     insert->Bind(1, id).Bind(2, i).Bind(3, result->timings(i).shape()).BindBlob(4, bytes);
-    if (absl::Status s = insert->Run(); !s.ok()) return s;
+    KJ_RETURN_IF_ERROR(insert->Run());
     timing->clear_samples_us();
   }
   return absl::OkStatus();
@@ -601,14 +602,14 @@ absl::Status StoreSamples(Database& db, int64_t id, v1::JobResult* result) {
 
 absl::Status JobStore::FinishLocked(int64_t id, const v1::JobResult& given) {
   v1::JobResult result = given;
-  if (absl::Status s = StoreSamples(*shared_->db, id, &result); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(StoreSamples(*shared_->db, id, &result));
   absl::StatusOr<Statement> stmt = shared_->db->Prepare(
       "UPDATE jobs SET state = 3, stage = 6, verdict = ?, result_json = ?, finished_unix_ms = ?, "
       "lease_token = NULL, lease_expires_unix_ms = NULL WHERE id = ?");
   if (!stmt.ok()) return stmt.status();
   const int64_t now = shared_->now_ms();
   stmt->Bind(1, result.verdict()).Bind(2, ToJson(result)).Bind(3, now).Bind(4, id);
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   if (absl::Status s = RecordEvent(*shared_->db, id, now, {"finished", v1::STAGE_DONE, result.verdict(), result.message()});
       !s.ok()) {
     return s;
@@ -659,8 +660,8 @@ absl::StatusOr<Completion> JobStore::Complete(const LeaseRef& lease, const v1::J
   if (!*current) return completion;
   absl::StatusOr<std::vector<v1::BaselineTiming>> requested = RequestedOf(db, lease);
   if (!requested.ok()) return requested.status();
-  if (absl::Status s = FinishLocked(lease.job_id, result); !s.ok()) return s;
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(FinishLocked(lease.job_id, result));
+  KJ_RETURN_IF_ERROR(txn->Commit());
   completion.accepted = true;
   completion.requested_baselines = *std::move(requested);
   return completion;
@@ -685,7 +686,7 @@ absl::StatusOr<int64_t> JobStore::RestartLeases() {
   absl::StatusOr<Statement> stmt = db.Prepare("UPDATE jobs SET lease_expires_unix_ms = ? WHERE state = 2");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, LeaseNowMs() + options_.lease_ms);
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   return db.Changes();
 }
 
@@ -719,7 +720,7 @@ absl::StatusOr<int> JobStore::ExpireLeases() {
       return s;
     }
   }
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(txn->Commit());
   return static_cast<int>(rows.size());
 }
 
@@ -740,7 +741,7 @@ absl::Status JobStore::RequeueOrFailLocked(int64_t id, int64_t attempts, int64_t
       shared_->db->Prepare(Sql::Join({"UPDATE jobs SET ", kRequeueSet, " WHERE id = ?"}));
   if (!requeue.ok()) return requeue.status();
   requeue->Bind(1, id);
-  if (absl::Status s = requeue->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(requeue->Run());
   return DropBaselineRequests(*shared_->db, id);
 }
 
@@ -760,7 +761,7 @@ absl::StatusOr<bool> JobStore::Release(const LeaseRef& lease, const std::string&
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = txn->Commit(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(txn->Commit());
   return true;
 }
 
@@ -771,20 +772,20 @@ absl::StatusOr<int> RequeueLeasesOfKey(Database& db, const std::string& api_key_
       "DELETE FROM baseline_requests WHERE job_id IN (SELECT id FROM jobs WHERE ", kLeasedByKey, ")"}));
   if (!drop.ok()) return drop.status();
   drop->Bind(1, api_key_id);
-  if (absl::Status s = drop->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(drop->Run());
   absl::StatusOr<Statement> events = db.Prepare(Sql::Join({
       "INSERT INTO job_events(job_id, at_unix_ms, event, attempt, worker_id, stage, detail) "
       "SELECT id, ?2, 'requeued', attempts, worker_id, ?3, 'the key of its worker was revoked (attempt not counted)' "
       "FROM jobs WHERE ", kLeasedByKey}));
   if (!events.ok()) return events.status();
   events->Bind(1, api_key_id).Bind(2, now_ms).Bind(3, v1::STAGE_QUEUED);
-  if (absl::Status s = events->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(events->Run());
   // The attempt is given back: the job did nothing wrong, its worker's key was revoked.
   absl::StatusOr<Statement> requeue = db.Prepare(Sql::Join({
       "UPDATE jobs SET ", kRequeueSet, ", attempts = MAX(attempts - 1, 0) WHERE ", kLeasedByKey}));
   if (!requeue.ok()) return requeue.status();
   requeue->Bind(1, api_key_id);
-  if (absl::Status s = requeue->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(requeue->Run());
   return db.Changes();
 }
 

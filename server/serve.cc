@@ -23,6 +23,7 @@
 #include "server/migrations.h"
 #include "server/tcp_listener.h"
 #include "server/worker_service.h"
+#include "common/status_macros.h"
 
 namespace kjudge::server {
 namespace {
@@ -30,7 +31,7 @@ namespace {
 absl::StatusOr<std::unique_ptr<Database>> OpenMigrated(const std::string& path) {
   absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path);
   if (!db.ok()) return db.status();
-  if (absl::Status s = ApplyMigrations(**db, BuiltinMigrations()); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(ApplyMigrations(**db, BuiltinMigrations()));
   return db;
 }
 

@@ -10,6 +10,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "common/plan_block.h"
 #include "proto/result_caps.h"
+#include "common/status_macros.h"
 
 namespace kjudge::server {
 namespace {
@@ -47,7 +48,7 @@ absl::StatusOr<NewJob> PrepareJob(const v1::SubmitRequest& request, const Proble
                                   const IntakeLimits& limits) {
   SubmitLimits checks;
   checks.max_source_bytes = limits.max_source_bytes;
-  if (absl::Status s = CheckSubmitRequest(request, checks); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(CheckSubmitRequest(request, checks));
   const CatalogEntry* entry = catalog.Find(request.problem());
   if (entry == nullptr) {
     std::vector<std::string> near = catalog.Suggest(request.problem());

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/proto_json.h"
+#include "common/status_macros.h"
 
 namespace kjudge::server {
 namespace {
@@ -29,7 +30,7 @@ absl::StatusOr<WorkerRecord> WorkerRegistry::Register(const std::string& name,
   const int64_t now = shared_->now_ms();
   stmt->Bind(1, record.id).Bind(2, name).Bind(3, ToJson(gpu)).Bind(4, record.hardware_key);
   stmt->Bind(5, now).Bind(6, now).Bind(7, api_key_id);
-  if (absl::Status s = stmt->Run(); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(stmt->Run());
   return record;
 }
 
@@ -46,7 +47,7 @@ absl::StatusOr<std::optional<WorkerRecord>> WorkerRegistry::Find(const std::stri
   WorkerRecord record;
   record.id = id;
   record.name = stmt->ColumnText(0);
-  if (absl::Status s = FromJson(stmt->ColumnText(1), &record.gpu); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(FromJson(stmt->ColumnText(1), &record.gpu));
   record.hardware_key = stmt->ColumnText(2);
   record.api_key_id = stmt->ColumnText(3);
   return std::optional<WorkerRecord>(std::move(record));

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "worker/gpu/str_util.h"
+#include "common/status_macros.h"
 
 namespace kjudge::compiler {
 
@@ -220,11 +221,11 @@ absl::Status ReadExactly(int fd, char* out, size_t size) {
 
 absl::StatusOr<std::string> ReadFrame(int fd, uint64_t max_payload) {
   std::string header(8, '\0');
-  if (absl::Status s = ReadExactly(fd, header.data(), header.size()); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(ReadExactly(fd, header.data(), header.size()));
   absl::StatusOr<uint64_t> size = ParseFrameHeader(header, max_payload);
   if (!size.ok()) return size.status();
   std::string payload(*size, '\0');
-  if (absl::Status s = ReadExactly(fd, payload.data(), payload.size()); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(ReadExactly(fd, payload.data(), payload.size()));
   return payload;
 }
 

@@ -13,6 +13,7 @@
 #include "worker/gpu/str_util.h"
 #include "worker/compiler/landlock.h"
 #include "worker/compiler/seccomp_filter.h"
+#include "common/status_macros.h"
 
 namespace kjudge::compiler {
 
@@ -79,15 +80,15 @@ absl::Status DropPrivileges(const SandboxOptions& options) {
 }  // namespace
 
 absl::StatusOr<std::string> EnterSandbox(const SandboxOptions& options) {
-  if (absl::Status s = ApplyRlimits(options); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(ApplyRlimits(options));
   std::string description = Cat("rlimits (AS ", options.memory_bytes >> 20, " MiB, CPU ",
                                          options.cpu_seconds, " s)");
   if (options.warm_up) {
-    if (absl::Status s = options.warm_up(); !s.ok()) return s;
+    KJ_RETURN_IF_ERROR(options.warm_up());
   }
-  if (absl::Status s = RestartCpuLimit(options); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(RestartCpuLimit(options));
   if (::geteuid() == 0) {
-    if (absl::Status s = DropPrivileges(options); !s.ok()) return s;
+    KJ_RETURN_IF_ERROR(DropPrivileges(options));
     Append(&description, ", uid ", options.uid);
   }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return Errno("PR_SET_NO_NEW_PRIVS");

@@ -10,7 +10,7 @@
 #include <span>
 #include <utility>
 
-#include "worker/gpu/status_macros.h"
+#include "common/status_macros.h"
 #include "worker/gpu/str_util.h"
 #include "worker/process/descriptor_passing.h"
 

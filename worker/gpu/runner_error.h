@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "absl/status/status.h"
-#include "worker/gpu/status_macros.h"
+#include "common/status_macros.h"
 #include "kjudge/v1/kjudge.pb.h"
 
 namespace kjudge::runner {

@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "worker/process/descriptor_passing.h"
+#include "common/status_macros.h"
 
 namespace kjudge::oracle {
 namespace {
@@ -373,8 +374,8 @@ absl::StatusOr<nlohmann::json> OracleProcess::Request(const nlohmann::json& requ
     if (!hello.ok()) return hello.status();
   }
   const bool impatient = options_.patience.count() > 0 && (op == "load" || op == "compile");
-  if (absl::Status s = DrainLateReplies(op, !impatient); !s.ok()) return s;
-  if (absl::Status s = Send(op, request.dump(), fds); !s.ok()) return s;
+  KJ_RETURN_IF_ERROR(DrainLateReplies(op, !impatient));
+  KJ_RETURN_IF_ERROR(Send(op, request.dump(), fds));
   if (impatient) {
     pollfd p{socket_.get(), POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(options_.patience.count())) <= 0) {

@@ -1,8 +1,8 @@
 // KJ_RETURN_IF_ERROR(expr): returns the absl::Status `expr` when it is not OK.
 // KJ_ASSIGN_OR_RETURN(lhs, expr): evaluates the absl::StatusOr `expr`; returns its status when
 // not OK, else moves its value into `lhs` (a declaration or an lvalue).
-// CUDA-free (runner_error.h, which includes CUDA, re-exports them), so CUDA-free code such as
-// message_channel.cc can use them.
+// The tree's one error-propagation toolkit (issue 29): common/, server/, client/, dashboard/ and
+// worker/ all use these; worker/gpu/runner_error.h, which includes CUDA, re-exports them.
 #pragma once
 
 #include <utility>
