@@ -93,9 +93,8 @@ bool ParseTags(const std::vector<std::string>& tags, google::protobuf::Map<std::
 
 int ExitCodeFor(const v1::Job& job) {
   if (job.state() != v1::DONE) return kUnfinished;
-  const v1::Verdict verdict = job.result().verdict();
-  return verdict == v1::CORRECT || verdict == v1::COMPILED || verdict == v1::BASELINES_MEASURED ? kOk
-                                                                                             : kVerdictNotCorrect;
+  // The server decides what counts as success (Job.succeeded, server/job_outcome.h).
+  return job.succeeded() ? kOk : kVerdictNotCorrect;
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #include "common/sha256.h"
 #include "server/tenant_text.h"
 #include "common/status_macros.h"
+#include "server/job_outcome.h"
 
 namespace kjudge::server {
 namespace {
@@ -67,6 +68,7 @@ v1::Job JobFromRow(const Statement& row) {
   job.set_public_(row.ColumnInt(14) != 0);
   job.set_idempotency_key(row.ColumnText(15));
   job.set_baselines_only(row.ColumnInt(16) != 0);
+  job.set_succeeded(JobSucceeded(job));
   return job;
 }
 

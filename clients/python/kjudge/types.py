@@ -144,6 +144,9 @@ class Job:
     # ptxas compiled them; at most 64, kernels_cut counts the rest. Empty until compiled.
     kernels: Tuple[KernelResources, ...] = ()
     kernels_cut: int = 0
+    # DONE with the verdict its kind asks for (CORRECT; COMPILED for a compile-only job;
+    # BASELINES_MEASURED for a baselines-only one): decided by the server (Job.succeeded).
+    succeeded: bool = False
 
     @classmethod
     def from_proto(cls, job: pb.Job) -> "Job":
@@ -167,6 +170,7 @@ class Job:
             waiting_reason=job.waiting_reason[:400] if job.state == pb.QUEUED else "",
             kernels=tuple(KernelResources.from_proto(k) for k in job.result.kernels[:64]),
             kernels_cut=job.result.kernels_cut + max(0, len(job.result.kernels) - 64),
+            succeeded=job.succeeded,
         )
 
     @property
@@ -176,8 +180,10 @@ class Job:
 
     @property
     def ok(self) -> bool:
-        """True for CORRECT, and for COMPILED (a compile-only job that compiled)."""
-        return self.verdict in (Verdict.CORRECT, Verdict.COMPILED)
+        """True when the job did what its kind asks for: CORRECT, COMPILED for a compile-only job,
+        BASELINES_MEASURED for a baselines-only job. The server decides it (Job.succeeded), so
+        the CLI's exit code and this agree."""
+        return self.succeeded
 
     @property
     def exit_code(self) -> int:

@@ -12,6 +12,7 @@
 
 #include "server/api_keys.h"
 #include "server/database_check.h"
+#include "server/job_outcome.h"
 #include "server/migrations.h"
 #include "server/worker_registry.h"
 
@@ -716,6 +717,45 @@ TEST_F(JobStoreTest, DatabaseCheckFindsOverwrittenPages) {
   ASSERT_TRUE(problems.ok()) << problems.status();
   ASSERT_FALSE(problems->empty()) << "overwritten pages passed the check";
   EXPECT_NE(absl::StrJoin(*problems, "\n").find("malformed"), std::string::npos) << absl::StrJoin(*problems, "\n");
+}
+
+}  // namespace
+}  // namespace kjudge::server
+
+namespace kjudge::server {
+namespace {
+
+// THE success rule (server/job_outcome.h): DONE with the verdict the job's kind asks for.
+TEST(JobOutcome, SucceededIsTheVerdictTheKindAsksFor) {
+  const auto job = [](v1::JobState state, v1::Verdict verdict, bool compile_only, bool baselines_only) {
+    v1::Job j;
+    j.set_state(state);
+    j.mutable_result()->set_verdict(verdict);
+    j.set_compile_only(compile_only);
+    j.set_baselines_only(baselines_only);
+    return j;
+  };
+  EXPECT_TRUE(JobSucceeded(job(v1::DONE, v1::CORRECT, false, false)));
+  EXPECT_TRUE(JobSucceeded(job(v1::DONE, v1::COMPILED, true, false)));
+  EXPECT_TRUE(JobSucceeded(job(v1::DONE, v1::BASELINES_MEASURED, false, true)));
+  EXPECT_FALSE(JobSucceeded(job(v1::DONE, v1::COMPILED, false, false))) << "a full job that was only compiled";
+  EXPECT_FALSE(JobSucceeded(job(v1::DONE, v1::CORRECT, false, true)));
+  EXPECT_FALSE(JobSucceeded(job(v1::RUNNING, v1::CORRECT, false, false))) << "not DONE";
+  for (v1::Verdict v : {v1::WRONG_ANSWER, v1::SUSPICIOUS, v1::TIMEOUT, v1::REJECTED, v1::CANCELLED,
+                        v1::INTERNAL_ERROR, v1::COMPILE_ERROR, v1::INPUT_MODIFIED}) {
+    EXPECT_FALSE(JobSucceeded(job(v1::DONE, v, false, false))) << v1::Verdict_Name(v);
+    EXPECT_FALSE(JobSucceeded(job(v1::DONE, v, true, false))) << v1::Verdict_Name(v);
+  }
+}
+
+// Every Job the store returns carries the rule's answer.
+TEST_F(JobStoreTest, EveryJobReadBackCarriesSucceeded) {
+  const int64_t id = Enqueue(/*compile_only=*/true);
+  EXPECT_FALSE(Get(id).succeeded()) << "queued";
+  std::optional<LeasedJob> leased = Lease("w1", /*gpu=*/false);
+  ASSERT_TRUE(leased.has_value());
+  ASSERT_TRUE(Completes(Ref(*leased, "w1"), v1::COMPILED));
+  EXPECT_TRUE(Get(id).succeeded());
 }
 
 }  // namespace

@@ -221,7 +221,7 @@ class InputKey(_message.Message):
     def __init__(self, set: _Optional[str] = ..., shape: _Optional[str] = ..., key_hex: _Optional[str] = ..., regime: _Optional[str] = ...) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ["attempts", "baselines_only", "compile_only", "created_unix_ms", "finished_unix_ms", "id", "idempotency_key", "problem", "progress_done", "progress_total", "public", "queue_position", "result", "stage", "started_unix_ms", "state", "tags", "waiting_reason", "worker"]
+    __slots__ = ["attempts", "baselines_only", "compile_only", "created_unix_ms", "finished_unix_ms", "id", "idempotency_key", "problem", "progress_done", "progress_total", "public", "queue_position", "result", "stage", "started_unix_ms", "state", "succeeded", "tags", "waiting_reason", "worker"]
     class TagsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -245,6 +245,7 @@ class Job(_message.Message):
     STAGE_FIELD_NUMBER: _ClassVar[int]
     STARTED_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    SUCCEEDED_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     WAITING_REASON_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
@@ -264,10 +265,11 @@ class Job(_message.Message):
     stage: Stage
     started_unix_ms: int
     state: JobState
+    succeeded: bool
     tags: _containers.ScalarMap[str, str]
     waiting_reason: str
     worker: str
-    def __init__(self, id: _Optional[str] = ..., problem: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., stage: _Optional[_Union[Stage, str]] = ..., queue_position: _Optional[int] = ..., progress_done: _Optional[int] = ..., progress_total: _Optional[int] = ..., result: _Optional[_Union[JobResult, _Mapping]] = ..., created_unix_ms: _Optional[int] = ..., finished_unix_ms: _Optional[int] = ..., attempts: _Optional[int] = ..., compile_only: bool = ..., tags: _Optional[_Mapping[str, str]] = ..., worker: _Optional[str] = ..., started_unix_ms: _Optional[int] = ..., public: bool = ..., idempotency_key: _Optional[str] = ..., baselines_only: bool = ..., waiting_reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., problem: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., stage: _Optional[_Union[Stage, str]] = ..., queue_position: _Optional[int] = ..., progress_done: _Optional[int] = ..., progress_total: _Optional[int] = ..., result: _Optional[_Union[JobResult, _Mapping]] = ..., created_unix_ms: _Optional[int] = ..., finished_unix_ms: _Optional[int] = ..., attempts: _Optional[int] = ..., compile_only: bool = ..., tags: _Optional[_Mapping[str, str]] = ..., worker: _Optional[str] = ..., started_unix_ms: _Optional[int] = ..., public: bool = ..., idempotency_key: _Optional[str] = ..., baselines_only: bool = ..., waiting_reason: _Optional[str] = ..., succeeded: bool = ...) -> None: ...
 
 class JobResult(_message.Message):
     __slots__ = ["baselines", "candidate_output", "candidate_output_cut", "compile_log", "compile_ms", "cubin_cache_hit", "cuda_error", "default_denominator", "flags", "gpu", "input_keys", "input_keys_cut", "kernels", "kernels_cut", "message", "run_ms", "seed", "speedups", "tests", "timings", "verdict"]
