@@ -16,6 +16,12 @@
 set -uo pipefail
 BIN="$(cd "${1:?usage: $0 BIN_DIR [GPU_INDEX]}" && pwd)"
 GPU="${2:-0}"
+# A bundle's binaries find their libraries through its env.sh (LD_LIBRARY_PATH); a build tree's
+# need nothing.
+if [[ -f "$BIN/../env.sh" ]]; then
+  # shellcheck disable=SC1091
+  source "$BIN/../env.sh"
+fi
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="$(mktemp -d /tmp/kjudge-gpu-deploy.XXXXXX)"
 fail=0

@@ -33,7 +33,13 @@ for _ in $(seq 600); do
   [[ "$stage" == STAGE_TIMING ]] && break
   sleep 0.05
 done
-runner=$(pgrep -f "kjudge-runner.*$TMP/cubins" | head -1)
+# The judge runner, not the compile-only one the worker also starts (its command line says
+# --compile-only): killing that one would leave the job running untouched.
+runner=""
+for pid in $(pgrep -f "kjudge-runner.*$TMP/cubins"); do
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--compile-only" || { runner=$pid; break; }
+done
+[[ -n "$runner" ]] || { echo "FAIL: no judge runner found"; exit 1; }
 echo "job $id reached $stage; killing runner pid $runner"
 kill -9 "$runner"
 "${K[@]}" job "$id" --wait --timeout 300 >"$OUT/faults_job1.json"

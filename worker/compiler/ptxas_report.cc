@@ -152,9 +152,15 @@ int64_t MaxThreadsForRegisters(int64_t registers) {
   if (registers <= 0) return kMaxThreadsPerBlockCap;
   constexpr int64_t kWarp = 32;
   constexpr int64_t kWarpAllocation = 256;  // registers are given to a warp 256 at a time
+  // The register file is split among the SM's 4 sub-partitions and a warp lives in one, so a
+  // block gets 4 x (warps one quarter holds), not (warps the whole file holds): at 216 registers
+  // 9 warps fit the file but 2 fit a quarter, and the driver says 256 threads, not 288 (H200,
+  // cuFuncGetAttribute, 2026-11-28).
+  constexpr int64_t kSubPartitions = 4;
   const int64_t capped = std::min<int64_t>(registers, kRegistersPerBlock);
   const int64_t per_warp = (capped * kWarp + kWarpAllocation - 1) / kWarpAllocation * kWarpAllocation;
-  return std::min(kMaxThreadsPerBlockCap, kRegistersPerBlock / per_warp * kWarp);
+  const int64_t warps = kRegistersPerBlock / kSubPartitions / per_warp * kSubPartitions;
+  return std::min(kMaxThreadsPerBlockCap, warps * kWarp);
 }
 
 PtxasReport SplitPtxasReport(std::string_view log, size_t max_kernels) {
@@ -243,6 +249,8 @@ std::string_view NameAt(std::string_view elf, const Section& names, uint64_t off
 }
 
 constexpr uint8_t kFormatNone = 1;    // EIFMT_NVAL: no value
+constexpr uint8_t kFormatByte = 2;    // EIFMT_BVAL: a byte value, padded to 16 bits (e.g. 0x4c
+                                      // with __launch_bounds__(t, min_blocks) and __shared__)
 constexpr uint8_t kFormatHalf = 3;    // EIFMT_HVAL: a 16-bit value
 constexpr uint8_t kFormatSized = 4;   // EIFMT_SVAL: a 16-bit size, then that many bytes
 constexpr uint8_t kMaxThreadsAttribute = 0x05;  // EIATTR_MAX_THREADS: three uint32 (x, y, z)
@@ -255,7 +263,7 @@ std::optional<int64_t> MaxThreadsAttribute(std::string_view info) {
     const auto attribute = static_cast<uint8_t>(info[at + 1]);
     if (format == kFormatNone) {
       at += 2;
-    } else if (format == kFormatHalf) {
+    } else if (format == kFormatByte || format == kFormatHalf) {
       at += 4;
     } else if (format == kFormatSized) {
       const std::optional<uint64_t> size = ReadLe(info, at + 2, 2);

@@ -48,7 +48,7 @@ struct KernelResources {
   int64_t local_bytes = 0;           // stack frame (local arrays and spills), per thread
   int64_t barriers = 0;              // named barriers used
   // The most threads one block may have given its registers (CUDA allocates 256 registers per
-  // warp at a time from kRegistersPerBlock), at most 1024, and at most the kernel's
+  // warp at a time, from one of 4 quarters of kRegistersPerBlock), at most 1024, and at most the kernel's
   // __launch_bounds__ (ApplyLaunchBounds, from the cubin); 0 when not one warp fits.
   int64_t max_threads_per_block = 0;
 };

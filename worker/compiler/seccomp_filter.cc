@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/status_macros.h"
 #include "worker/gpu/str_util.h"
 
 namespace kjudge::compiler {
@@ -97,6 +98,10 @@ absl::Status InstallSeccompFilter() {
       !s.ok()) {
     return s;
   }
+  // A filter binds the loading thread and those it starts later; a thread NVRTC started before
+  // (seen on an H200 host's NVRTC, not on every version) would run unfiltered. TSYNC puts every
+  // thread of the process under this filter (and no_new_privs), or the load fails: fail closed.
+  KJ_RETURN_IF_ERROR(Check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_TSYNC, 1), "TSYNC"));
   return Check(seccomp_load(ctx.get()), "seccomp_load");
 }
 

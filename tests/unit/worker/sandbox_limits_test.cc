@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "worker/compiler/sandboxed_compiler.h"
 #include "worker/gpu/nvrtc_compiler.h"
 
@@ -119,8 +121,12 @@ TEST_F(SandboxFromInside, SeccompRefusesWhatThePolicyNames) {
   EXPECT_EQ(p["pthread_create"], "ok");
   EXPECT_EQ(p["kill_self"], "ok");
   EXPECT_EQ(p["tgkill_self"], "ok");
-  // A filter installed by one thread binds only threads started after it: there is no other.
-  EXPECT_EQ(p["other_threads"], "0");
+  // A filter binds only the loading thread and those it starts, unless synchronized: any thread
+  // the warm-up compile left (an H200 host's NVRTC leaves one) is counted by the sandbox, which
+  // put seccomp on all of them (TSYNC; the load fails otherwise).
+  const int others = std::atoi(p["other_threads"].c_str());
+  EXPECT_NE(last_.sandbox.find(absl::StrCat("seccomp (all ", others + 1, " thread(s))")), std::string::npos)
+      << "probe saw " << others << " other thread(s); sandbox: " << last_.sandbox;
 }
 
 TEST_F(SandboxFromInside, EachRlimitHoldsWhenExceeded) {
