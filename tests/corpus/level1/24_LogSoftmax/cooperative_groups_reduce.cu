@@ -43,6 +43,8 @@ log_softmax_cg(const float* __restrict__ X, float* __restrict__ Y, int M, int N)
   float s = 0.0f;
   for (int i = block.thread_rank(); i < N; i += block.size()) s += expf(x[i] - m);
   s = block_allreduce_sum(block, warp, s, sh);
-  const float lse = m + logf(s);
-  for (int i = block.thread_rank(); i < N; i += block.size()) y[i] = x[i] - lse;
+  // (x - m) - log(s), not x - (m + log(s)): m + log(s) would round to the ulp of m (1.5e-5 at
+  // |x| ~ 500, the "large" regime), and x - m is exact near the max, where outputs are ~0.
+  const float log_s = logf(s);
+  for (int i = block.thread_rank(); i < N; i += block.size()) y[i] = (x[i] - m) - log_s;
 }
