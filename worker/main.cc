@@ -287,7 +287,7 @@ int main(int argc, char** argv) {
   if (compile_ahead == "on" || (compile_ahead == "auto" && !supervisor.gpu().compile_only())) {
     std::vector<std::string> ahead_args = {"--compile-only", "--arch", supervisor.gpu().arch(), "--cache-dir", cache_dir};
     ahead_args.insert(ahead_args.end(), compile_args.begin(), compile_args.end());
-    ahead = std::make_unique<kjudge::worker::RunnerSupervisor>(runner, ahead_args, limits);
+    ahead = std::make_unique<kjudge::worker::RunnerSupervisor>(runner, ahead_args, limits, /*compiles_ahead=*/true);
     if (absl::StatusOr<kjudge::v1::GpuInfo> info = ahead->Start(); !info.ok()) {
       spdlog::warn("no compile-ahead runner ({}): jobs compile on the judge only", info.status().message());
       ahead.reset();

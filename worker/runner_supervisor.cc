@@ -56,7 +56,9 @@ absl::StatusOr<v1::GpuInfo> RunnerSupervisor::Start() {
       gpu_.copy_bandwidth_gbs() > 0.0) {
     measured_ = gpu_;
   }
-  if (gpu_.compile_only()) {
+  if (gpu_.compile_only() && compiles_ahead_) {
+    spdlog::info("compile-ahead runner ready (compiles the next jobs for {})", gpu_.arch());
+  } else if (gpu_.compile_only()) {
     spdlog::warn("runner has no GPU ({}): compile-only mode, arch {}", message.hello().error(), gpu_.arch());
   } else {
     spdlog::info("runner ready on {} ({} SMs, {}); ceilings: device copy {:.1f} GB/s, GEMM TFLOP/s SGEMM {:.1f}, "

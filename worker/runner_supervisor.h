@@ -47,8 +47,13 @@ struct RunOutcome {
 
 class RunnerSupervisor {
  public:
-  RunnerSupervisor(std::string runner_path, std::vector<std::string> runner_args, WatchdogLimits limits)
-      : runner_path_(std::move(runner_path)), runner_args_(std::move(runner_args)), limits_(limits) {}
+  // `compiles_ahead`: this runner is the worker's second, compile-only one (started with
+  // --compile-only on purpose beside a GPU judge); its start is logged as that, not as the
+  // "compile-only mode" warning that tells an operator the worker found no GPU.
+  RunnerSupervisor(std::string runner_path, std::vector<std::string> runner_args, WatchdogLimits limits,
+                   bool compiles_ahead = false)
+      : runner_path_(std::move(runner_path)), runner_args_(std::move(runner_args)), limits_(limits),
+        compiles_ahead_(compiles_ahead) {}
 
   absl::StatusOr<v1::GpuInfo> Start();
   const v1::GpuInfo& gpu() const { return gpu_; }
@@ -67,6 +72,7 @@ class RunnerSupervisor {
   std::string runner_path_;
   std::vector<std::string> runner_args_;
   WatchdogLimits limits_;
+  bool compiles_ahead_;
   std::unique_ptr<RunnerProcess> process_;
   v1::GpuInfo gpu_;
   std::optional<v1::GpuInfo> measured_;  // the first runner's complete measurements

@@ -3,7 +3,8 @@
 #  1. the runner is killed (SIGKILL) while it is timing a job: the worker hands the job back,
 #     starts a fresh runner, and the job is judged again (expect CORRECT, attempts 2);
 #  2. a kernel that faults (illegal address) on every run: RUNTIME_ERROR after one attempt, no
-#     retries, and the next job is served.
+#     retries, and the next job is served;
+#  3. that job's source comes back from `kjudge job N --source` byte for byte.
 set -uo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -58,5 +59,13 @@ id=$("${K[@]}" submit "$BUNDLE/problems/level1/23_Softmax/solution.cu" --problem
 verdict=$("${K[@]}" job "$id" --wait --timeout 300 | field 'j["result"]["verdict"]')
 echo "next job $id: $verdict"
 [[ "$verdict" == CORRECT ]] || { echo "FAIL: the next job was not served correctly"; fail=1; }
+
+echo "== 3. a judged job's source comes back byte for byte (kjudge job N --source)"
+"$BUNDLE/bin/kjudge" --server "$ADDR" job "$id" --source >"$TMP/back.cu"
+if cmp "$TMP/back.cu" "$BUNDLE/problems/level1/23_Softmax/solution.cu"; then
+  echo "job $id --source: identical ($(wc -c <"$TMP/back.cu") bytes)"
+else
+  echo "FAIL: job $id --source differs from the submitted file"; fail=1
+fi
 [[ $fail == 0 ]] && echo "faults: ALL PASSED" || echo "faults: FAILED"
 exit $fail

@@ -49,8 +49,8 @@ else
   WORKER_PID=$!
   # A worker without a GPU serves compile-only jobs only: the corpus would wait forever.
   for _ in $(seq 600); do grep -q "registered with" "$OUT/corpus_worker.log" && break; sleep 0.1; done
-  # "runner ready on <GPU>" is the judging runner's; the compile-ahead runner always says it has
-  # no GPU (it is started with --compile-only), so that line proves nothing.
+  # "runner ready on <GPU>" is the judging runner's (the compile-ahead runner says
+  # "compile-ahead runner ready"): without it nothing is judged.
   if ! grep -q "runner ready on " "$OUT/corpus_worker.log"; then
     echo "run_corpus.sh: the worker found no GPU, so nothing can be judged CORRECT here:" >&2
     grep -m1 "compile-only mode" "$OUT/corpus_worker.log" >&2

@@ -73,6 +73,17 @@ TEST_F(EndToEnd, NextJobIsCompiledAheadIntoTheCache) {
   EXPECT_TRUE(hits[1]) << cluster_->Logs();
   EXPECT_TRUE(hits[2]) << cluster_->Logs();
   EXPECT_TRUE(cluster_->WaitForLog("worker.log", "job " + ids[1] + ": compiled ahead", 5)) << cluster_->Logs();
+  // The compile-ahead runner is compile-only on purpose: its start is not the "compile-only
+  // mode" warning operators read as "this worker found no GPU" (on a GPU host the demo took it
+  // for that and submitted compile-only). Here only the judge runner (started --compile-only by
+  // the cluster's worker) says it.
+  EXPECT_TRUE(cluster_->WaitForLog("worker.log", "compile-ahead runner ready", 5)) << cluster_->Logs();
+  const std::string logs = cluster_->Logs();
+  size_t warnings = 0;
+  for (size_t at = logs.find("compile-only mode"); at != std::string::npos; at = logs.find("compile-only mode", at + 1)) {
+    ++warnings;
+  }
+  EXPECT_EQ(warnings, 1U) << logs;
 }
 
 TEST_F(EndToEnd, AJobLeasedAheadIsHandedBackWhenTheWorkerStops) {
