@@ -177,8 +177,7 @@ grpc::Status ClientService::LoadJob(int64_t id, const Viewer& viewer, v1::Job* j
   absl::StatusOr<std::optional<v1::Job>> found = state_->jobs->GetFor(id, viewer);
   if (!found.ok()) return ToClient(found.status());
   if (!found->has_value()) {
-    // The same answer for "never existed" and "another tenant's": ids reveal nothing.
-    return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));
+    return JobNotFound(id);  // never existed, or another tenant's
   }
   *job = std::move(**found);
   AnnotateWaiting(job);
@@ -238,7 +237,7 @@ grpc::Status ClientService::GetJobSource(grpc::ServerContext* context, const v1:
   if (grpc::Status status = ParseJobId(request->job_id(), &id); !status.ok()) return status;
   absl::StatusOr<std::optional<JobStore::StoredSubmission>> stored = state_->jobs->SubmissionFor(id, ViewerOf(caller));
   if (!stored.ok()) return ToClient(stored.status());
-  if (!stored->has_value()) return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));  // as LoadJob
+  if (!stored->has_value()) return JobNotFound(id);
   FillJobSource(id, **stored, state_->limits, response);
   return grpc::Status::OK;
 }

@@ -129,7 +129,7 @@ void JobStream::RefreshLocked(RoundReads* reads, const std::vector<int64_t>& cha
   for (const int64_t id : reread) {
     absl::StatusOr<std::optional<v1::Job>> job = reads->Get(id, viewer_);
     if (!job.ok()) return FinishLocked(ToClient(job.status()));
-    if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id)));
+    if (!job->has_value()) return FinishLocked(JobNotFound(id));
     OfferLocked(**job);
   }
   if (pending_.empty() && done_ < ids_.size() && state_->events->shutting_down()) {
@@ -224,7 +224,7 @@ void EvaluateCall::CheckLocked(RoundReads* reads) {
   if (finished_ || id_ == 0) return;
   absl::StatusOr<std::optional<v1::Job>> job = reads->Get(id_, viewer_);
   if (!job.ok()) return FinishLocked(ToClient(job.status()));
-  if (!job->has_value()) return FinishLocked(grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id_)));
+  if (!job->has_value()) return FinishLocked(JobNotFound(id_));
   if ((*job)->state() == v1::DONE) {
     *response_ = std::move(**job);
     return FinishLocked(grpc::Status::OK);

@@ -7,6 +7,8 @@
 // INTERNAL, UNKNOWN and DATA_LOSS, whose text may name internals (a file, a SQLite message, a
 // worker), with a fixed sentence carrying an incident number; the original goes to the
 // server log under the same number, so an operator can find it. Thread-safe.
+// JobNotFound is the one answer for a job id the caller may not see: never created, or another
+// tenant's (ids reveal nothing). Every RPC that takes a job id returns it.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -36,6 +38,10 @@ inline grpc::Status ToClient(const absl::Status& status) {
     }
     default: return ToGrpc(status);
   }
+}
+
+inline grpc::Status JobNotFound(int64_t id) {
+  return grpc::Status(grpc::StatusCode::NOT_FOUND, absl::StrCat("no job ", id));
 }
 
 }  // namespace kjudge::server
