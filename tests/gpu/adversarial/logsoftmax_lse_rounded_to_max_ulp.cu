@@ -8,8 +8,11 @@
 // (tests/corpus/level1/24_LogSoftmax/cooperative_groups_reduce.cu, GPU corpus run 2026-11-28:
 // 532 elements outside at the bench shape, max error 1.2e-4 where |ref| is small) now computes
 // (x - m) - log(s), as the problem's example and PyTorch do: x - m is exact near the max
-// (Sterbenz), so the outputs near 0 keep full accuracy. CPU emulation: 8 of 64 bench rows
-// (N = 393,216) have an element outside, so every bench input set in 'large' fails.
+// (Sterbenz), so the outputs near 0 keep full accuracy. CPU emulation (its block-256 order,
+// float32 against float64): 18 of 128 bench rows (N = 393,216) in 'large' have an element
+// outside under atol 1e-5, rtol 3e-5 (rtol was raised from 1e-5 for the 'zeros' regime; the
+// outputs that fail here are near 0, where atol decides), so every bench input set in 'large'
+// fails. At the x30 test shape only 27 of 300 sets in 'large' fail: a chance catch there.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
