@@ -29,7 +29,7 @@ def main() -> int:
     sys.path.insert(0, here)
     suite = unittest.defaultTestLoader.loadTestsFromNames(
         ["test_oracle_cuda" if cuda else "test_oracle", "test_warm_compile"] +
-        ([] if cuda else ["test_regimes"]))
+        ([] if cuda else ["test_regimes", "test_tolerance_vectors"]))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     return 0 if result.wasSuccessful() else 1
 

@@ -6,6 +6,10 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
 
 namespace kjudge {
 namespace {
@@ -314,6 +318,42 @@ TEST(OutputComparison, WorstTensorDecidesRelL2) {
   c.AddTensor("bad", std::vector<double>{1.5}, std::vector<double>{1.0}, {});
   EXPECT_TRUE(c.Result().passed);
   EXPECT_NEAR(c.Result().rel_l2_error, 0.5, 1e-12);
+}
+
+
+// tests/vectors/tolerance.json: the cases every twin of the rule must agree on (the PyTorch
+// oracle's compare reads the same file in tests/oracle/test_tolerance_vectors.py).
+double VectorValue(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  const std::string text = v.get<std::string>();
+  if (text == "nan") return kNaN;
+  if (text == "inf") return kInf;
+  if (text == "-inf") return -kInf;
+  ADD_FAILURE() << "not a vector value: " << text;
+  return 0.0;
+}
+
+TEST(OutputComparison, SharedToleranceVectors) {
+  std::ifstream in(KJUDGE_SOURCE_DIR "/tests/vectors/tolerance.json");
+  ASSERT_TRUE(in) << "tests/vectors/tolerance.json not found";
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  ASSERT_GE(doc.at("cases").size(), 10U);
+  for (const nlohmann::json& c : doc.at("cases")) {
+    std::vector<double> out;
+    std::vector<double> ref;
+    for (const nlohmann::json& v : c.at("out")) out.push_back(VectorValue(v));
+    for (const nlohmann::json& v : c.at("ref")) ref.push_back(VectorValue(v));
+    const ComparisonTolerance tol{c.at("atol").get<double>(), c.at("rtol").get<double>(),
+                                  c.at("rel_l2").get<double>()};
+    const ComparisonResult r = Compare(out, ref, tol);
+    const std::string name = c.at("name").get<std::string>();
+    EXPECT_EQ(r.passed, c.at("pass").get<bool>()) << name << ": " << r.detail;
+    EXPECT_EQ(r.mismatch_count, c.at("mismatches").get<int64_t>()) << name;
+    if (c.contains("l2")) {
+      const double l2 = c.at("l2").get<double>();
+      EXPECT_NEAR(r.rel_l2_error, l2, 1e-9 * std::max(1.0, l2)) << name;
+    }
+  }
 }
 
 }  // namespace

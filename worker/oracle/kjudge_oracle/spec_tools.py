@@ -22,7 +22,9 @@ Contract:
     map alone; REGIMES lists the six a problem.toml may name.
   * compare(out, ref, atol, rtol, rel_l2) is the judge's test: every element
     |out - ref| <= atol + rtol * |ref| (non-finite values fail) and ||out - ref|| / ||ref||
-    <= rel_l2. It returns (ok, worst) with worst = the largest ratio of error to its bound.
+    <= rel_l2, or RMS(out - ref) <= atol when ref is all zero; a bound of 0 admits no error.
+    It returns (ok, worst) with worst = the largest ratio of error to its bound. The twin of
+    common/output_comparison.h: tests/vectors/tolerance.json pins both.
   * eval_size_expr(text, sizes) evaluates a spec expression (+ - * / % parentheses, cdiv, min,
     max) over a shape's sizes (and scalars, which may be floats): C semantics, as
     common/expression.h: integer / and % truncate toward zero, a float operand makes / a float
@@ -133,14 +135,27 @@ def compare(out: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float,
         return False, math.inf
     diff = (o - r).abs()
     bound = atol + rtol * r.abs()
-    # 0 <= 0 passes: an exact zero where the bound is 0 (atol = 0, ref = 0) is distance 0, not NaN
+    # 0 <= 0 passes: an exact zero where the bound is 0 (atol = 0, ref = 0) is distance 0, not
+    # NaN; any other error over a bound of 0 is infinitely far (a zero tolerance means exact).
     ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / bound)
-    elem = float(ratio.max()) if atol + rtol > 0 else 0.0
+    elem = float(ratio.max())
     norm = float(torch.linalg.norm(r))
     err = float(torch.linalg.norm(o - r))
-    l2 = (err / norm if norm > 0 else err) / rel_l2 if rel_l2 > 0 else 0.0
+    # As common/output_comparison.cc: ||out - ref|| / ||ref|| against rel_l2, or, for an all-zero
+    # reference, the RMS error against atol (tests/vectors/tolerance.json pins both twins).
+    if norm > 0:
+        l2 = _ratio(err / norm, rel_l2)
+    else:
+        l2 = _ratio(err / math.sqrt(o.numel()), atol)
     worst = max(elem, l2)
     return worst <= 1.0, worst
+
+
+def _ratio(error: float, bound: float) -> float:
+    """error / bound, with 0 / 0 = 0 and x / 0 = inf: a bound of 0 admits only no error."""
+    if error == 0:
+        return 0.0
+    return error / bound if bound > 0 else math.inf
 
 
 def _c_div(a: Any, b: Any, text: str, mod: bool) -> Any:
