@@ -98,6 +98,19 @@ DegenerateStats SummarizeForDegenerate(std::span<const double> actual,
 OutputComparator::OutputComparator(ComparisonTolerance tolerance, size_t max_reported)
     : tolerance_(tolerance), max_reported_(max_reported) {}
 
+L2Check CheckRelativeL2(double diff_sq, double ref_sq, int64_t compared, const ComparisonTolerance& tolerance) {
+  L2Check check;
+  if (ref_sq > 0.0) {
+    check.error = std::sqrt(diff_sq) / std::sqrt(ref_sq);
+    check.ok = check.error <= tolerance.rel_l2;
+  } else if (compared > 0) {
+    check.reference_all_zero = true;
+    check.error = std::sqrt(diff_sq / static_cast<double>(compared));
+    check.ok = check.error <= tolerance.atol;
+  }
+  return check;
+}
+
 void OutputComparator::AppendDetail(const std::string& sentence) {
   result_.passed = false;
   if (!result_.detail.empty()) result_.detail += " ";
@@ -163,22 +176,14 @@ void OutputComparator::AddTensor(std::string_view name, std::span<const double> 
     AppendDetail(absl::StrFormat("%s: %d elements outside |out - ref| <= %g + %g * |ref|.", name,
                                  elementwise, tolerance_.atol, tolerance_.rtol));
   }
-  double rel_l2 = 0.0;
-  bool l2_ok = true;
-  if (t.ref_sq > 0.0) {
-    rel_l2 = std::sqrt(t.diff_sq) / std::sqrt(t.ref_sq);
-    l2_ok = rel_l2 <= tolerance_.rel_l2;
-  } else if (t.compared > 0) {
-    rel_l2 = std::sqrt(t.diff_sq / static_cast<double>(t.compared));
-    l2_ok = rel_l2 <= tolerance_.atol;
-  }
-  result_.rel_l2_error = std::max(result_.rel_l2_error, rel_l2);
-  if (!l2_ok) {
-    AppendDetail(t.ref_sq > 0.0
-                     ? absl::StrFormat("%s: relative L2 error %g exceeds %g.", name, rel_l2,
+  const L2Check l2 = CheckRelativeL2(t.diff_sq, t.ref_sq, t.compared, tolerance_);
+  result_.rel_l2_error = std::max(result_.rel_l2_error, l2.error);
+  if (!l2.ok) {
+    AppendDetail(!l2.reference_all_zero
+                     ? absl::StrFormat("%s: relative L2 error %g exceeds %g.", name, l2.error,
                                        tolerance_.rel_l2)
                      : absl::StrFormat("%s: reference is all zero and RMS error %g exceeds %g.",
-                                       name, rel_l2, tolerance_.atol));
+                                       name, l2.error, tolerance_.atol));
   }
   if (t.unwritten == 0 && t.nonfinite == 0) CheckDegenerate(name, actual, expected);
 }

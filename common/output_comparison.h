@@ -81,6 +81,18 @@ std::string DescribeDegenerate(DegenerateRule rule, const DegenerateStats& stats
 DegenerateStats SummarizeForDegenerate(std::span<const double> actual,
                                        std::span<const double> expected);
 
+// The L2 part of the rule, from sums over the `compared` elements (written and finite in both):
+// ||out - ref|| / ||ref|| = sqrt(diff_sq / ref_sq) against rel_l2, or, when ref_sq == 0, the
+// RMS error sqrt(diff_sq / compared) against atol (compared == 0: error 0, ok). The one place
+// this decision lives: the host comparator, the judge's device comparison (which reduces a
+// tensor to these sums on the GPU) and the fidelity bench all call it.
+struct L2Check {
+  double error = 0.0;  // the relative L2 error, or the RMS error for an all-zero reference
+  bool ok = true;
+  bool reference_all_zero = false;
+};
+L2Check CheckRelativeL2(double diff_sq, double ref_sq, int64_t compared, const ComparisonTolerance& tolerance);
+
 struct MismatchRecord {
   std::string tensor;
   int64_t index = 0;

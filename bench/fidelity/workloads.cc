@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/output_comparison.h"
 #include "kjudge/v1/kjudge.pb.h"
 #include "worker/gpu/device_buffer.h"
 #include "worker/judge/device_tensors.h"
@@ -102,10 +103,14 @@ class PlanJob : public Job {
                           env_.utilities->Compare(got[t].ptr, want[t].ptr, got[t].dtype,
                                                   got[t].count, tol.atol, tol.rtol,
                                                   got[t].poison, env_.stream));
-      if (c.mismatches != 0 || c.unwritten != 0) {
+      // The judge's rule (common/output_comparison.h): elementwise, then L2 on the device's sums.
+      const L2Check l2 = CheckRelativeL2(c.diff_sq, c.ref_sq, c.spread.count,
+                                         ComparisonTolerance{tol.atol, tol.rtol, tol.rel_l2});
+      if (c.mismatches != 0 || c.unwritten != 0 || !l2.ok) {
         why_ = Cat("wrong output in a timed sample: ", got[t].name, " of input set ", k + 1,
                    ": ", c.unwritten, " unwritten, ", c.mismatches,
-                   " outside tolerance (first bad flat index ", c.first_bad, ")");
+                   " outside tolerance (first bad flat index ", c.first_bad, "), relative L2 error ",
+                   l2.error);
         return false;
       }
     }

@@ -178,9 +178,12 @@ absl::StatusOr<std::optional<v1::TestOutcome>> VerdictProtocol::CompareOnDevice(
                         env_.utilities->Compare(got[t].ptr, want[t].ptr, got[t].dtype,
                                                 got[t].count, tol.atol, tol.rtol, got[t].poison,
                                                 env_.stream));
-    const double rel_l2 = c.ref_sq > 0.0 ? std::sqrt(c.diff_sq / c.ref_sq)
-                                         : std::sqrt(c.diff_sq / static_cast<double>(got[t].count));
-    const bool l2_ok = c.ref_sq > 0.0 ? rel_l2 <= tol.rel_l2 : rel_l2 <= tol.atol;
+    // The host rule on the device's sums, over the elements written and finite in both (as
+    // the host comparator counts them).
+    const L2Check l2 = CheckRelativeL2(c.diff_sq, c.ref_sq, c.spread.count,
+                                       ComparisonTolerance{tol.atol, tol.rtol, tol.rel_l2});
+    const double rel_l2 = l2.error;
+    const bool l2_ok = l2.ok;
     outcome.set_max_abs_error(std::max(outcome.max_abs_error(), c.max_abs_error));
     outcome.set_rel_l2_error(std::max(outcome.rel_l2_error(), rel_l2));
     outcome.set_mismatch_count(outcome.mismatch_count() + c.mismatches);
