@@ -88,6 +88,7 @@ mkdir cache
 # ProtectSystem=strict (/ read-only but the cache) needs a mount namespace; a container that
 # refuses one gets the rest of the hardening, and the line says so.
 ro=1
+# shellcheck disable=SC2016  # $1 belongs to the inner bash
 unshare --mount --propagation private -- bash -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro /' _ "$WORK/cache" \
   2>/dev/null || { ro=0; echo "note  no mount namespace here: / stays writable (ProtectSystem=strict not reproduced)"; }
 namespace=(unshare --mount --propagation private --)

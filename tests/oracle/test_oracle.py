@@ -410,6 +410,14 @@ class GatedCompileTest(OracleCase):
         with open(os.path.join(self.gates.name, gate_name(key)), "w", encoding="utf-8"):
             pass
 
+    def wait_started(self, key, timeout=60.0):
+        """Until the stand-in torch.compile of `key` runs (it writes GATE_DIR/<key>.pid)."""
+        pid = os.path.join(self.gates.name, gate_name(key) + ".pid")
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(pid):
+            self.assertLess(time.monotonic(), deadline, f"{key}'s compile never started")
+            time.sleep(0.02)
+
     def bench_open(self, key, mode, x, y):
         sets = [[x.spec(0), y.spec(1)]]
         return self.oracle.request({"op": "bench_open", "key": key, "mode": mode,
@@ -424,6 +432,10 @@ class GatedCompileTest(OracleCase):
         self.compile_until("b|s", "ready")
         reply = self.ok(self.oracle.request({"op": "compile", "key": "a|s"}))
         self.assertEqual(reply["state"], "compiling")  # its gate is closed: it stays so
+        # "compiling" includes waiting for a compile child; the rule is about a compile that has
+        # started (a waiting one cannot start while a bench session is open). A loaded CI
+        # machine once opened the bench before the child took it: wait until it has.
+        self.wait_started("a|s")
         x = self.host("x", self.randn(2, 8))
         y = self.empty("y", [2, 8])
         for mode in ("compile", "eager"):
