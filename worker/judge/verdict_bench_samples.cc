@@ -24,12 +24,11 @@ namespace {
 // then the degenerate-output rule of common/output_comparison.h on the device's summary
 // statistics (only when every element was written and finite, as on the host).
 std::string DeviceTensorFailure(const std::string& name, const std::string& when,
-                                const DeviceComparison& c, const Tolerance& tol, double rel_l2,
-                                bool l2_ok) {
+                                const DeviceComparison& c, const Tolerance& tol, const L2Check& l2) {
   std::string failure;
-  if (c.mismatches != 0 || c.unwritten != 0 || !l2_ok) {
+  if (c.mismatches != 0 || c.unwritten != 0 || !l2.ok) {
     failure = Cat(name, ": ", when, ": ", c.unwritten, " elements unwritten, ", c.mismatches,
-                  " outside tolerance (", c.nonfinite, " non-finite), relative L2 error ", rel_l2,
+                  " outside tolerance (", c.nonfinite, " non-finite), relative L2 error ", l2.error,
                   c.first_bad >= 0 ? Cat(" (first bad flat index ", c.first_bad, ")")
                                    : std::string(),
                   ".");
@@ -182,13 +181,11 @@ absl::StatusOr<std::optional<v1::TestOutcome>> VerdictProtocol::CompareOnDevice(
     // the host comparator counts them).
     const L2Check l2 = CheckRelativeL2(c.diff_sq, c.ref_sq, c.spread.count,
                                        ComparisonTolerance{tol.atol, tol.rtol, tol.rel_l2});
-    const double rel_l2 = l2.error;
-    const bool l2_ok = l2.ok;
     outcome.set_max_abs_error(std::max(outcome.max_abs_error(), c.max_abs_error));
-    outcome.set_rel_l2_error(std::max(outcome.rel_l2_error(), rel_l2));
+    outcome.set_rel_l2_error(std::max(outcome.rel_l2_error(), l2.error));
     outcome.set_mismatch_count(outcome.mismatch_count() + c.mismatches);
     outcome.set_unwritten_count(outcome.unwritten_count() + c.unwritten);
-    const std::string failure = DeviceTensorFailure(got[t].name, when, c, tol, rel_l2, l2_ok);
+    const std::string failure = DeviceTensorFailure(got[t].name, when, c, tol, l2);
     if (failure.empty()) continue;
     outcome.set_passed(false);
     outcome.set_detail(Cat(outcome.detail(), outcome.detail().empty() ? "" : " ", failure));

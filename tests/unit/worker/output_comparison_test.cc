@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include <fstream>
-#include <string>
 
 namespace kjudge {
 namespace {
@@ -319,7 +318,6 @@ TEST(OutputComparison, WorstTensorDecidesRelL2) {
   EXPECT_TRUE(c.Result().passed);
   EXPECT_NEAR(c.Result().rel_l2_error, 0.5, 1e-12);
 }
-
 
 // tests/vectors/tolerance.json: the cases every twin of the rule must agree on (the PyTorch
 // oracle's compare reads the same file in tests/oracle/test_tolerance_vectors.py).
